@@ -1,0 +1,1 @@
+"""The synthetic TRANCE world of the TVR papers: vocabulary, simulator, sampler, metrics."""

@@ -1,0 +1,159 @@
+"""The tvr sample format (JSON, versioned): objects, reference steps, final state, jitter, ids.
+
+One sample is one JSON object (one line of a `samples.jsonl` file):
+
+    {"format": "tvr.trance.sample/1", "id": "trance-s0-000007", "seed": 0, "shard": 0,
+     "index": 7, "num_visible": 4,
+     "objects": [{"shape": "cube", "size": "large", "color": "red", "material": "metal",
+                  "position": [12, -3], "rotation": 231.5}, ... 10 objects],
+     "steps": [{"obj": 3, "value": "position.front.1", "attr": "position", "type": "inner",
+                "options": ["position.front.1"]}, ...],
+     "final": [... 10 objects after the last step ...],
+     "cameras": {"L": [x, y, z], "C": [...], "R": [...]},
+     "lights": {"key": [...], "back": [...], "fill": [...]},
+     "order_sensitive": false}
+
+`docs/formats.md` documents every field. Positions are integer grid points; rotation is in
+degrees and never transformed. For an "out" move, `options` lists every position value that lands
+the object on a valid invisible spot: each one is an accepted answer in Basic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tvr.trance import vocab
+from tvr.trance.world import COL_COLOR, COL_MATERIAL, COL_SHAPE, COL_SIZE, COL_X, COL_Y
+
+FORMAT = "tvr.trance.sample/1"
+OBJECT_KEYS = ("shape", "size", "color", "material", "position", "rotation")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One atomic transformation (object index, value index) of a reference transformation."""
+
+    obj: int
+    value: int
+    move_type: str | None = None  # "inner", "out" or "in" for position values
+    options: tuple[int, ...] = ()  # accepted values (Basic); empty means just `value`
+
+    @property
+    def attr(self) -> str:
+        return vocab.value_attribute(self.value)
+
+    @property
+    def accepted(self) -> tuple[int, ...]:
+        return self.options or (self.value,)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"obj": self.obj, "value": vocab.VALUES[self.value], "attr": self.attr}
+        if self.move_type is not None:
+            d["type"] = self.move_type
+            d["options"] = [vocab.VALUES[v] for v in self.accepted]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Step:
+        value = vocab.parse_value(d["value"])
+        options = tuple(vocab.parse_value(v) for v in d.get("options", ()))
+        return cls(int(d["obj"]), value, d.get("type"), options)
+
+
+def objects_to_array(objects: list[dict[str, Any]]) -> np.ndarray:
+    """The simulator's state array (10, 6) int16 of a list of object dicts."""
+    arr = np.zeros((len(objects), 6), dtype=np.int16)
+    for i, o in enumerate(objects):
+        arr[i, COL_X], arr[i, COL_Y] = int(o["position"][0]), int(o["position"][1])
+        arr[i, COL_SIZE] = vocab.SIZES.index(o["size"])
+        arr[i, COL_COLOR] = vocab.COLORS.index(o["color"])
+        arr[i, COL_MATERIAL] = vocab.MATERIALS.index(o["material"])
+        arr[i, COL_SHAPE] = vocab.SHAPES.index(o["shape"])
+    return arr
+
+
+def array_to_objects(arr: np.ndarray, rotations: list[float]) -> list[dict[str, Any]]:
+    """Object dicts of a state array, with the given rotations (degrees)."""
+    return [
+        {
+            "shape": vocab.SHAPES[int(row[COL_SHAPE])],
+            "size": vocab.SIZES[int(row[COL_SIZE])],
+            "color": vocab.COLORS[int(row[COL_COLOR])],
+            "material": vocab.MATERIALS[int(row[COL_MATERIAL])],
+            "position": [int(row[COL_X]), int(row[COL_Y])],
+            "rotation": float(rot),
+        }
+        for row, rot in zip(arr, rotations, strict=True)
+    ]
+
+
+@dataclass
+class Sample:
+    """One TRANCE sample: an initial scene, its reference steps, and the per-sample jitter."""
+
+    id: str
+    objects: list[dict[str, Any]]
+    steps: list[Step]
+    cameras: dict[str, list[float]]
+    lights: dict[str, list[float]]
+    seed: int | None = None
+    shard: int | None = None
+    index: int | None = None
+    order_sensitive: bool | None = None
+    final: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def initial_array(self) -> np.ndarray:
+        return objects_to_array(self.objects)
+
+    @property
+    def final_array(self) -> np.ndarray:
+        return objects_to_array(self.final)
+
+    @property
+    def num_visible(self) -> int:
+        return sum(
+            vocab.VISIBLE_MIN <= o["position"][0] <= vocab.VISIBLE_MAX
+            and vocab.VISIBLE_MIN <= o["position"][1] <= vocab.VISIBLE_MAX
+            for o in self.objects
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"format": FORMAT, "id": self.id}
+        for key in ("seed", "shard", "index"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        d["num_visible"] = self.num_visible
+        d["objects"] = self.objects
+        d["steps"] = [s.to_dict() for s in self.steps]
+        d["final"] = self.final
+        d["cameras"] = self.cameras
+        d["lights"] = self.lights
+        if self.order_sensitive is not None:
+            d["order_sensitive"] = self.order_sensitive
+        d.update(self.extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Sample:
+        known = {
+            "format", "id", "seed", "shard", "index", "num_visible", "objects", "steps",
+            "final", "cameras", "lights", "order_sensitive",
+        }  # fmt: skip
+        return cls(
+            id=str(d["id"]),
+            objects=d["objects"],
+            steps=[Step.from_dict(s) for s in d["steps"]],
+            cameras=d.get("cameras", {}),
+            lights=d.get("lights", {}),
+            seed=d.get("seed"),
+            shard=d.get("shard"),
+            index=d.get("index"),
+            order_sensitive=d.get("order_sensitive"),
+            final=d["final"],
+            extra={k: v for k, v in d.items() if k not in known},
+        )
