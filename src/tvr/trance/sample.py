@@ -32,6 +32,15 @@ FORMAT = "tvr.trance.sample/1"
 OBJECT_KEYS = ("shape", "size", "color", "material", "position", "rotation")
 
 
+def image_name(sample_id: str, stage: str, view: str) -> str:
+    """File name of one image of a sample, as in the public release: `{id}-init.C.png`,
+    `{id}-fin.L.png`; stage is "init" or "fin", view is "L", "C" or "R". Samples imported from
+    the release have ids like `img_000123`, so their names are exactly the release's."""
+    if stage not in ("init", "fin") or view not in ("L", "C", "R"):
+        raise ValueError(f"bad image stage/view {stage!r}/{view!r}")
+    return f"{sample_id}-{stage}.{view}.png"
+
+
 @dataclass(frozen=True)
 class Step:
     """One atomic transformation (object index, value index) of a reference transformation."""
