@@ -12,9 +12,7 @@ class UserError(Exception):
 class InputError(UserError):
     """A bad record in an input file, located by file, line (1-based) and field."""
 
-    def __init__(
-        self, path: str | Path, line: int | None, field: str | None, message: str
-    ) -> None:
+    def __init__(self, path: str | Path, line: int | None, field: str | None, message: str) -> None:
         self.path = str(path)
         self.line = line
         self.field = field

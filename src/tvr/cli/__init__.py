@@ -15,6 +15,12 @@ from tvr.errors import UserError
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (
+    "tvr.cli.demo",
+    "tvr.cli.sample",
+    "tvr.cli.stats",
+    "tvr.cli.baseline",
+    "tvr.cli.evaluate",
+    "tvr.cli.convert",
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -37,7 +38,9 @@ CAMERA_JITTER = 0.5
 LIGHT_JITTER = 1.0
 
 
-def sample_jitter(rng: np.random.Generator) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def sample_jitter(
+    rng: np.random.Generator,
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Jittered camera and light positions for one sample (uniform +-0.5 and +-1.0 per axis)."""
     cameras = {
         k: [round(float(v + rng.uniform(-CAMERA_JITTER, CAMERA_JITTER)), 6) for v in base]
@@ -59,14 +62,21 @@ class Camera:
     height: int = IMAGE_HEIGHT
     hfov: float = HFOV
 
-    @property
+    @cached_property
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(right, up, forward) unit vectors of the camera frame."""
         c = np.asarray(self.location, dtype=np.float64)
-        forward = -c / np.linalg.norm(c)
-        right = np.cross(forward, (0.0, 0.0, 1.0))
-        right /= np.linalg.norm(right)
-        up = np.cross(right, forward)
+        forward = -c / math.sqrt(float(c @ c))
+        # forward x (0, 0, 1), normalised
+        right = np.array([forward[1], -forward[0], 0.0])
+        right /= math.sqrt(float(right @ right))
+        up = np.array(
+            [
+                right[1] * forward[2] - right[2] * forward[1],
+                right[2] * forward[0] - right[0] * forward[2],
+                right[0] * forward[1] - right[1] * forward[0],
+            ]
+        )
         return right, up, forward
 
     @property
@@ -91,4 +101,4 @@ class Camera:
         x = (np.asarray(u, dtype=np.float64) - self.width / 2.0) / f
         y = (self.height / 2.0 - np.asarray(v, dtype=np.float64)) / f
         d = x[..., None] * right + y[..., None] * up + forward
-        return d / np.linalg.norm(d, axis=-1, keepdims=True)
+        return d / np.sqrt((d * d).sum(axis=-1, keepdims=True))

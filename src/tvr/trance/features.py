@@ -27,8 +27,12 @@ def object_vectors(states: np.ndarray) -> np.ndarray:
     states = np.asarray(states)
     out = np.zeros((*states.shape[:-1], OBJECT_VECTOR_DIM), dtype=np.float32)
     span = float(vocab.GRID_MAX - vocab.GRID_MIN)
-    for col, name in ((COL_COLOR, "color"), (COL_MATERIAL, "material"), (COL_SHAPE, "shape"),
-                      (COL_SIZE, "size")):
+    for col, name in (
+        (COL_COLOR, "color"),
+        (COL_MATERIAL, "material"),
+        (COL_SHAPE, "shape"),
+        (COL_SIZE, "size"),
+    ):
         idx = states[..., col].astype(np.int64) + SLICES[name].start
         np.put_along_axis(out, idx[..., None], 1.0, axis=-1)
     out[..., 11] = (states[..., COL_X] - vocab.GRID_MIN) / span

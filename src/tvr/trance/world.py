@@ -22,6 +22,7 @@ tests check that they agree.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,17 +63,25 @@ def area(x: np.ndarray | int, y: np.ndarray | int) -> np.ndarray:
     """VISIBLE (1), INVISIBLE (0) or OFF_PLANE (2) for grid positions (x, y); works on arrays."""
     x = np.asarray(x)
     y = np.asarray(y)
-    on_plane = (x >= vocab.GRID_MIN) & (x <= vocab.GRID_MAX) & (y >= vocab.GRID_MIN) & (
-        y <= vocab.GRID_MAX
+    on_plane = (
+        (x >= vocab.GRID_MIN)
+        & (x <= vocab.GRID_MAX)
+        & (y >= vocab.GRID_MIN)
+        & (y <= vocab.GRID_MAX)
     )
-    visible = (x >= vocab.VISIBLE_MIN) & (x <= vocab.VISIBLE_MAX) & (y >= vocab.VISIBLE_MIN) & (
-        y <= vocab.VISIBLE_MAX
+    visible = (
+        (x >= vocab.VISIBLE_MIN)
+        & (x <= vocab.VISIBLE_MAX)
+        & (y >= vocab.VISIBLE_MIN)
+        & (y <= vocab.VISIBLE_MAX)
     )
     return np.where(on_plane, np.where(visible, VISIBLE, INVISIBLE), OFF_PLANE).astype(np.int8)
 
 
 def is_visible(x: int, y: int) -> bool:
-    return vocab.VISIBLE_MIN <= x <= vocab.VISIBLE_MAX and vocab.VISIBLE_MIN <= y <= vocab.VISIBLE_MAX
+    return (
+        vocab.VISIBLE_MIN <= x <= vocab.VISIBLE_MAX and vocab.VISIBLE_MIN <= y <= vocab.VISIBLE_MAX
+    )
 
 
 def on_plane(x: int, y: int) -> bool:
@@ -211,8 +220,11 @@ def apply_steps_batch(states: np.ndarray, objs: np.ndarray, values: np.ndarray) 
             s[r, o[is_pos], COL_Y] += _VALUE_DY[v[is_pos]]
             x = s[r, o[is_pos], COL_X]
             y = s[r, o[is_pos], COL_Y]
-            off[r, k] = (x < vocab.GRID_MIN) | (x > vocab.GRID_MAX) | (y < vocab.GRID_MIN) | (
-                y > vocab.GRID_MAX
+            off[r, k] = (
+                (x < vocab.GRID_MIN)
+                | (x > vocab.GRID_MAX)
+                | (y < vocab.GRID_MIN)
+                | (y > vocab.GRID_MAX)
             )
         # overlap after position and size steps, against the nine other objects
         check = is_pos | (is_cat & (col == COL_SIZE))
@@ -250,3 +262,17 @@ def distance_batch(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
 def distance(pred: np.ndarray, target: np.ndarray) -> int:
     """Attribute-level distance between two single states (10, 6); see `distance_batch`."""
     return int(distance_batch(pred[None], target[None])[0])
+
+
+def order_sensitive(state: np.ndarray, steps: list[tuple[int, int]]) -> bool:
+    """Whether some order of the steps breaks a rule (overlap or leaving the plane).
+
+    Tries every permutation of the steps at once with the batched simulator.
+    """
+    if len(steps) < 2:
+        return False
+    perms = np.array(list(itertools.permutations(range(len(steps)))), dtype=np.int64)
+    objs = np.array([s[0] for s in steps], dtype=np.int64)[perms]
+    values = np.array([s[1] for s in steps], dtype=np.int64)[perms]
+    states = np.broadcast_to(state, (len(perms), *state.shape))
+    return bool(apply_steps_batch(states, objs, values).invalid.any())
