@@ -185,7 +185,7 @@ def visible_pixel_counts(
             if j == i or b is None or b[0] >= u1 or b[2] <= u0 or b[1] >= v1 or b[3] <= v0:
                 continue
             front &= ~(_hit(origin, dirs, solids[j]) < t_me)
-        counts[i] = int(round(front.sum() * stride * stride / (scale * scale)))
+        counts[i] = round(float(front.sum()) * stride * stride / (scale * scale))
     return counts
 
 

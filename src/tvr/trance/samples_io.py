@@ -175,6 +175,14 @@ def _release_value(attr: str, val: Any) -> str:
     return f"{attr}.{val}"
 
 
+def _integral_position(o: Any) -> Any:
+    """The object with an integral float position such as [3.0, -12.0] turned into ints."""
+    pos = o.get("position") if isinstance(o, dict) else None
+    if isinstance(pos, list | tuple) and all(isinstance(p, float) and p.is_integer() for p in pos):
+        return {**o, "position": [int(p) for p in pos]}
+    return o
+
+
 def sample_from_release(path: Path, lineno: int, d: Any) -> Sample:
     """A `Sample` from one line of the release's data.jsonl."""
     if not isinstance(d, dict):
@@ -189,12 +197,7 @@ def sample_from_release(path: Path, lineno: int, d: Any) -> Sample:
     def objects_of(k: int, field: str) -> list[dict[str, Any]]:
         objs = states[k].get("objects") if isinstance(states[k], dict) else None
         if isinstance(objs, list):
-            objs = [
-                {**o, "position": [int(round(p)) for p in o["position"]]}
-                if isinstance(o, dict) and "position" in o
-                else o
-                for o in objs
-            ]
+            objs = [_integral_position(o) for o in objs]
         _check_objects(path, lineno, field, objs)
         out = []
         for o in objs:
