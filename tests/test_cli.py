@@ -1,0 +1,229 @@
+"""End to end: `tvr sample`, `tvr baseline`, `tvr evaluate`, `tvr stats`, `tvr convert`."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tvr.cli import main
+from tvr.trance.samples_io import read_release, read_samples
+
+
+@pytest.fixture(scope="module")
+def sample_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data")
+    assert (
+        main(
+            [
+                "sample",
+                "--out",
+                str(out),
+                "--num",
+                "60",
+                "--shard-size",
+                "20",
+                "--workers",
+                "2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    return out
+
+
+def test_sample_writes_samples_config_and_balance(sample_dir):
+    samples = read_samples(sample_dir / "samples.jsonl")
+    assert len(samples) == 60
+    config = json.loads((sample_dir / "config.json").read_text())
+    assert config["num"] == 60 and config["sampler"]["tolerance"] == 0.1
+    assert json.loads((sample_dir / "balance.json").read_text())["samples"] == 60
+
+
+@pytest.mark.parametrize("baseline,acc", [("oracle", 1.0), ("random", None)])
+def test_baseline_then_evaluate(sample_dir, tmp_path, baseline, acc, capsys):
+    pred = tmp_path / "pred.jsonl"
+    assert (
+        main(
+            [
+                "baseline",
+                baseline,
+                "--samples",
+                str(sample_dir / "samples.jsonl"),
+                "--out",
+                str(pred),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "evaluate",
+                "--samples",
+                str(sample_dir / "samples.jsonl"),
+                "--predictions",
+                str(pred),
+                "--out",
+                str(tmp_path / "eval"),
+            ]
+        )
+        == 0
+    )
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    lines = (tmp_path / "eval" / "detail.jsonl").read_text().splitlines()
+    assert len(lines) == 60
+    if acc is not None:
+        assert summary["metrics"]["Acc"] == acc and summary["metrics"]["AD"] == 0
+    else:
+        assert summary["metrics"]["Acc"] < 0.1
+    assert "LAcc" in capsys.readouterr().out
+
+
+def test_view_and_basic_settings_end_to_end(sample_dir, tmp_path):
+    for setting in ("view", "basic"):
+        pred = tmp_path / f"{setting}.jsonl"
+        main(
+            [
+                "baseline",
+                "oracle",
+                "--setting",
+                setting,
+                "--samples",
+                str(sample_dir / "samples.jsonl"),
+                "--out",
+                str(pred),
+            ]
+        )
+        main(
+            [
+                "evaluate",
+                "--setting",
+                setting,
+                "--samples",
+                str(sample_dir / "samples.jsonl"),
+                "--predictions",
+                str(pred),
+                "--out",
+                str(tmp_path / setting),
+            ]
+        )
+        summary = json.loads((tmp_path / setting / "summary.json").read_text())
+        assert summary["metrics"]["Acc"] == 1.0
+
+
+def test_a_bad_prediction_file_gives_a_message_not_a_traceback(sample_dir, tmp_path):
+    pred = tmp_path / "bad.jsonl"
+    sid = read_samples(sample_dir / "samples.jsonl")[0].id
+    pred.write_text(json.dumps({"id": sid, "steps": [{"obj": 12, "value": "color.red"}]}) + "\n")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tvr",
+            "evaluate",
+            "--samples",
+            str(sample_dir / "samples.jsonl"),
+            "--predictions",
+            str(pred),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert f"{pred}, line 1, field 'steps[0].obj'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    lenient = main(
+        [
+            "evaluate",
+            "--lenient",
+            "--samples",
+            str(sample_dir / "samples.jsonl"),
+            "--predictions",
+            str(pred),
+            "--out",
+            str(tmp_path / "len"),
+        ]
+    )
+    assert lenient == 0
+    summary = json.loads((tmp_path / "len" / "summary.json").read_text())
+    assert summary["invalid"] == 1 and summary["missing"] == 59 and summary["metrics"]["Acc"] == 0
+
+
+def test_missing_file_and_bad_options(tmp_path, capsys):
+    assert main(["evaluate", "--samples", str(tmp_path / "nope.jsonl"), "--predictions", "x"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sample", "--out", str(tmp_path), "--num", "-3"])
+    assert "positive integer" in capsys.readouterr().err
+
+
+def test_stats_prints_table_8(sample_dir, tmp_path, capsys):
+    assert (
+        main(["stats", str(sample_dir / "samples.jsonl"), "--json", str(tmp_path / "stats.json")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "Table 8" in out and "1-gram" in out
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert stats["ngrams"]["1-gram"]["options"] == 33
+    assert sum(stats["steps"].values()) == 60
+
+
+def test_release_layout_round_trip(sample_dir, tmp_path):
+    samples = read_samples(sample_dir / "samples.jsonl")
+    assert (
+        main(
+            [
+                "convert",
+                "--to-release",
+                str(sample_dir / "samples.jsonl"),
+                "--out",
+                str(tmp_path / "data.jsonl"),
+            ]
+        )
+        == 0
+    )
+    first = json.loads((tmp_path / "data.jsonl").read_text().splitlines()[0])
+    assert first["idx"] == 0 and first["states"][0]["images"] == {
+        "Camera_Center": "img_000000-init.C.png"
+    }
+    assert first["states"][1]["images"]["Camera_Right"] == "img_000000-fin.R.png"
+    back = read_release(tmp_path / "data.jsonl")
+    assert (
+        main(
+            [
+                "convert",
+                "--from-release",
+                str(tmp_path / "data.jsonl"),
+                "--out",
+                str(tmp_path / "back.jsonl"),
+            ]
+        )
+        == 0
+    )
+    for a, b in zip(samples, back, strict=True):
+        assert b.id == f"img_{b.index:06d}"
+        assert [(s.obj, s.value, s.move_type, s.accepted) for s in a.steps] == [
+            (s.obj, s.value, s.move_type, s.accepted) for s in b.steps
+        ]
+        assert (a.initial_array == b.initial_array).all() and (a.final_array == b.final_array).all()
+        assert a.cameras == b.cameras and a.lights == b.lights
+        assert [o["rotation"] for o in a.objects] == pytest.approx(
+            [o["rotation"] for o in b.objects]
+        )
+
+
+def test_release_file_errors_are_located(tmp_path):
+    bad = tmp_path / "data.jsonl"
+    line = {"idx": 0, "states": [{"objects": []}, {"objects": []}], "transformations": []}
+    bad.write_text(json.dumps(line) + "\n")
+    with pytest.raises(Exception, match=r"line 1, field 'states\[0\].objects'"):
+        read_release(bad)
+
+
+def test_help_lists_every_command():
+    proc = subprocess.run([sys.executable, "-m", "tvr", "--help"], capture_output=True, text=True)
+    for cmd in ("demo", "sample", "stats", "baseline", "evaluate", "convert"):
+        assert cmd in proc.stdout
