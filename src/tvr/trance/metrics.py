@@ -21,12 +21,12 @@ arrays, `PredictionTable` the predictions', both built once from files.
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from tvr.errors import InputError, UserError
 from tvr.trance import vocab, world
@@ -50,21 +50,26 @@ def _setting(setting: str) -> str:
 def order_sensitive_batch(init: np.ndarray, objs: np.ndarray, values: np.ndarray) -> np.ndarray:
     """(N,) whether some order of each reference sequence breaks a rule.
 
-    Only position and size steps can break a rule, so only samples with two or more of them are
-    simulated, in every order of all their steps.
+    Only position and size steps can break a rule, and colour, material and shape steps change
+    neither positions nor sizes, so the orders that matter are the orders of the position and
+    size steps among themselves: those are all simulated, for samples with two or more of them.
     """
     n = len(init)
     out = np.zeros(n, dtype=bool)
-    lengths = (values != PAD).sum(axis=1)
-    geometric = _GEOMETRIC[values].sum(axis=1)
+    geometric = _GEOMETRIC[values]  # (N, K)
+    count = geometric.sum(axis=1)
+    # move each row's geometric steps to the front, keeping their order
+    order = np.argsort(~geometric, axis=1, kind="stable")
+    g_objs = np.take_along_axis(objs, order, axis=1)
+    g_values = np.take_along_axis(values, order, axis=1)
     for k in range(2, vocab.MAX_STEPS + 1):
-        rows = np.flatnonzero((lengths == k) & (geometric >= 2))
+        rows = np.flatnonzero(count == k)
         if len(rows) == 0:
             continue
         perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)  # (P, k)
         p = len(perms)
-        o = objs[rows][:, :k][:, perms].reshape(-1, k)  # (rows*P, k)
-        v = values[rows][:, :k][:, perms].reshape(-1, k)
+        o = g_objs[rows][:, :k][:, perms].reshape(-1, k)  # (rows*P, k)
+        v = g_values[rows][:, :k][:, perms].reshape(-1, k)
         states = np.repeat(init[rows], p, axis=0)
         invalid = world.apply_steps_batch(states, o, v).invalid.any(axis=1).reshape(len(rows), p)
         out[rows] = invalid.any(axis=1)
@@ -218,16 +223,16 @@ def read_predictions(
     errors: dict[int, str] = {}
     problems: list[str] = []
     seen: dict[int, int] = {}
-    with path.open(encoding="utf-8") as f:
+    with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue
             row = None
             try:
                 try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputError(path, lineno, None, f"not valid JSON ({err.msg})") from None
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as err:
+                    raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
                 if isinstance(record, dict) and isinstance(record.get("id"), str):
                     v = record.get("view")
                     row = ref.index.get((record["id"], VIEWS.index(v) if v in VIEWS else -1))

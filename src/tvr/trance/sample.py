@@ -21,6 +21,7 @@ the object on a valid invisible spot: each one is an accepted answer in Basic.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -72,16 +73,22 @@ class Step:
         return cls(int(d["obj"]), value, d.get("type"), options)
 
 
+_SIZE = {n: i for i, n in enumerate(vocab.SIZES)}
+_COLOR = {n: i for i, n in enumerate(vocab.COLORS)}
+_MATERIAL = {n: i for i, n in enumerate(vocab.MATERIALS)}
+_SHAPE = {n: i for i, n in enumerate(vocab.SHAPES)}
+
+
 def objects_to_array(objects: list[dict[str, Any]]) -> np.ndarray:
     """The simulator's state array (10, 6) int16 of a list of object dicts."""
-    arr = np.zeros((len(objects), 6), dtype=np.int16)
-    for i, o in enumerate(objects):
-        arr[i, COL_X], arr[i, COL_Y] = int(o["position"][0]), int(o["position"][1])
-        arr[i, COL_SIZE] = vocab.SIZES.index(o["size"])
-        arr[i, COL_COLOR] = vocab.COLORS.index(o["color"])
-        arr[i, COL_MATERIAL] = vocab.MATERIALS.index(o["material"])
-        arr[i, COL_SHAPE] = vocab.SHAPES.index(o["shape"])
-    return arr
+    rows = [None] * 6
+    rows[COL_X] = [o["position"][0] for o in objects]
+    rows[COL_Y] = [o["position"][1] for o in objects]
+    rows[COL_SIZE] = [_SIZE[o["size"]] for o in objects]
+    rows[COL_COLOR] = [_COLOR[o["color"]] for o in objects]
+    rows[COL_MATERIAL] = [_MATERIAL[o["material"]] for o in objects]
+    rows[COL_SHAPE] = [_SHAPE[o["shape"]] for o in objects]
+    return np.array(rows, dtype=np.int16).T.copy()
 
 
 def array_to_objects(arr: np.ndarray, rotations: list[float]) -> list[dict[str, Any]]:
@@ -115,12 +122,14 @@ class Sample:
     final: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def initial_array(self) -> np.ndarray:
+        """The initial state (10, 6); computed once (do not edit `objects` after reading it)."""
         return objects_to_array(self.objects)
 
-    @property
+    @cached_property
     def final_array(self) -> np.ndarray:
+        """The final state (10, 6); computed once (do not edit `final` after reading it)."""
         return objects_to_array(self.final)
 
     @property

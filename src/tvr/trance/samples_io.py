@@ -25,6 +25,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tvr.errors import InputError, UserError
 from tvr.trance import vocab, world
 from tvr.trance.sample import Sample, Step, array_to_objects, image_name, objects_to_array
@@ -41,9 +43,9 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     n = 0
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") as f:
             for r in records:
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+                f.write(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
                 n += 1
             f.flush()
             os.fsync(f.fileno())
@@ -74,16 +76,14 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    with path.open(encoding="utf-8") as f:
+    with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    path, lineno, None, f"not valid JSON ({err.msg} at column {err.colno})"
-                ) from None
+                yield lineno, orjson.loads(line)
+            except orjson.JSONDecodeError as err:
+                raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
 
 
 # --- validation -------------------------------------------------------------------------------------
@@ -114,6 +114,22 @@ def _check_objects(path: Path, lineno: int, field: str, objects: Any) -> None:
             )
 
 
+def _objects_look_right(objects: Any) -> bool:
+    """Fast check of an object list; False sends it to `_check_objects` for a located error."""
+    try:
+        if len(objects) != vocab.NUM_OBJECTS:
+            return False
+        arr = objects_to_array(objects)
+        coords = [p for o in objects for p in o["position"]]
+    except (KeyError, TypeError, IndexError, ValueError, OverflowError):
+        return False
+    return (
+        len(coords) == 2 * vocab.NUM_OBJECTS
+        and all(type(p) is int for p in coords)
+        and bool((arr[:, :2] >= vocab.GRID_MIN).all() and (arr[:, :2] <= vocab.GRID_MAX).all())
+    )
+
+
 def sample_from_record(path: Path, lineno: int, d: Any) -> Sample:
     """A `Sample` from one parsed line of a tvr samples file, validated field by field."""
     if not isinstance(d, dict):
@@ -127,8 +143,9 @@ def sample_from_record(path: Path, lineno: int, d: Any) -> Sample:
     for key in ("id", "objects", "steps", "final"):
         if key not in d:
             raise InputError(path, lineno, key, "missing")
-    _check_objects(path, lineno, "objects", d["objects"])
-    _check_objects(path, lineno, "final", d["final"])
+    for key in ("objects", "final"):
+        if not _objects_look_right(d[key]):
+            _check_objects(path, lineno, key, d[key])  # raises with the exact field
     steps = d["steps"]
     if not isinstance(steps, list) or not 1 <= len(steps) <= vocab.MAX_STEPS:
         raise InputError(path, lineno, "steps", f"expected a list of 1..{vocab.MAX_STEPS} steps")

@@ -190,36 +190,41 @@ def apply_steps_batch(states: np.ndarray, objs: np.ndarray, values: np.ndarray) 
     bsz, ksteps = objs.shape
     nobj = states.shape[1]
     s = states.astype(np.int32, copy=True)
+    # contiguous copies of the columns the rules read, kept in step with `s`
+    xs = np.ascontiguousarray(s[:, :, COL_X])
+    ys = np.ascontiguousarray(s[:, :, COL_Y])
+    radius = np.ascontiguousarray(_RADIUS[s[:, :, COL_SIZE]])
     pad = (values < 0) | (values >= _PAD) | (objs < 0) | (objs >= nobj)
     vals = np.where(pad, _PAD, values)
     obs = np.where(pad, 0, objs)
     overlap = np.zeros((bsz, ksteps), dtype=bool)
     off = np.zeros((bsz, ksteps), dtype=bool)
     noop = np.zeros((bsz, ksteps), dtype=bool)
-    rows = np.arange(bsz)
-    radius = _RADIUS
     for k in range(ksteps):
         v = vals[:, k]
         o = obs[:, k]
         active = ~pad[:, k]
+        col = _VALUE_COL[v]
         is_pos = active & (_VALUE_ATTR[v] == _POSITION)
-        col = _VALUE_COL[v].astype(np.int64)
         is_cat = active & (col >= 0)
         # categorical steps: set the column, note no-ops
-        if is_cat.any():
-            r = rows[is_cat]
-            c = col[is_cat]
-            cur = s[r, o[is_cat], c]
-            new = _VALUE_CAT[v[is_cat]]
-            noop[r, k] = cur == new
-            s[r, o[is_cat], c] = new
+        r = np.flatnonzero(is_cat)
+        if len(r):
+            c = col[r]
+            oc = o[r]
+            new = _VALUE_CAT[v[r]]
+            noop[r, k] = s[r, oc, c] == new
+            s[r, oc, c] = new
+            sized = c == COL_SIZE
+            radius[r[sized], oc[sized]] = _RADIUS[new[sized]]
         # position steps: move, note leaving the plane
-        if is_pos.any():
-            r = rows[is_pos]
-            s[r, o[is_pos], COL_X] += _VALUE_DX[v[is_pos]]
-            s[r, o[is_pos], COL_Y] += _VALUE_DY[v[is_pos]]
-            x = s[r, o[is_pos], COL_X]
-            y = s[r, o[is_pos], COL_Y]
+        r = np.flatnonzero(is_pos)
+        if len(r):
+            oc = o[r]
+            x = xs[r, oc] + _VALUE_DX[v[r]]
+            y = ys[r, oc] + _VALUE_DY[v[r]]
+            xs[r, oc] = x
+            ys[r, oc] = y
             off[r, k] = (
                 (x < vocab.GRID_MIN)
                 | (x > vocab.GRID_MAX)
@@ -227,18 +232,19 @@ def apply_steps_batch(states: np.ndarray, objs: np.ndarray, values: np.ndarray) 
                 | (y > vocab.GRID_MAX)
             )
         # overlap after position and size steps, against the nine other objects
-        check = is_pos | (is_cat & (col == COL_SIZE))
-        if check.any():
-            r = rows[check]
-            oc = o[check]
-            sub = s[r]  # (n, 10, 6)
-            me = sub[np.arange(len(r)), oc]  # (n, 6)
-            dx = sub[:, :, COL_X] - me[:, None, COL_X]
-            dy = sub[:, :, COL_Y] - me[:, None, COL_Y]
-            limit = radius[sub[:, :, COL_SIZE]] + radius[me[:, COL_SIZE]][:, None] + vocab.MIN_GAP
+        r = np.flatnonzero(is_pos | (is_cat & (col == COL_SIZE)))
+        if len(r):
+            oc = o[r]
+            px, py, pr = xs[r], ys[r], radius[r]  # (n, 10)
+            idx = np.arange(len(r))
+            dx = px - px[idx, oc][:, None]
+            dy = py - py[idx, oc][:, None]
+            limit = pr + pr[idx, oc][:, None] + vocab.MIN_GAP
             close = dx * dx + dy * dy < limit * limit
-            close[np.arange(len(r)), oc] = False
+            close[idx, oc] = False
             overlap[r, k] = close.any(axis=1)
+    s[:, :, COL_X] = xs
+    s[:, :, COL_Y] = ys
     return BatchResult(final=s.astype(states.dtype), overlap=overlap, off_plane=off, noop=noop)
 
 
