@@ -227,3 +227,11 @@ def test_help_lists_every_command():
     proc = subprocess.run([sys.executable, "-m", "tvr", "--help"], capture_output=True, text=True)
     for cmd in ("demo", "sample", "stats", "baseline", "evaluate", "convert"):
         assert cmd in proc.stdout
+
+
+def test_demo_main_job(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--num", "40", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "oracle baseline" in out and "random baseline" in out
+    oracle = json.loads((tmp_path / "eval-oracle" / "summary.json").read_text())
+    assert oracle["metrics"]["Acc"] == 1.0
