@@ -14,8 +14,7 @@ from tvr import __version__
 from tvr.errors import UserError
 
 #: sub-command modules, in the order `tvr --help` lists them
-COMMAND_MODULES: tuple[str, ...] = (
-)
+COMMAND_MODULES: tuple[str, ...] = ("tvr.cli.render",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,8 +12,10 @@ the pixel centre (box filter of width 0.01), written to a float EXR and read bac
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,30 @@ def _bpy() -> Any:
     return _BPY
 
 
+@contextlib.contextmanager
+def _quiet_stdout(quiet: bool):
+    """Silence Blender's per-render log lines (written by C code to file descriptor 1)."""
+    if not quiet:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _use_nodes(datablock: Any) -> None:
+    """Give a material or world its node tree (Blender 5 always has one; older ones need a flag)."""
+    if datablock.node_tree is None:
+        datablock.use_nodes = True
+
+
 def _track_quat(location: tuple[float, float, float], target=(0.0, 0.0, 0.0)) -> Any:
     """Rotation that points an object's -Z axis from `location` at `target`, +Y up towards +Z."""
     from mathutils import Vector
@@ -49,8 +75,15 @@ class CyclesRenderer:
 
     backend = "cycles"
 
-    def __init__(self, preset: Preset | str = "default", device: str = "auto", threads: int = 0):
+    def __init__(
+        self,
+        preset: Preset | str = "default",
+        device: str = "auto",
+        threads: int = 0,
+        quiet: bool = True,
+    ):
         self.preset = get_preset(preset) if isinstance(preset, str) else preset
+        self.quiet = quiet
         bpy = _bpy()
         bpy.ops.wm.read_factory_settings(use_empty=True)
         self.bpy = bpy
@@ -136,7 +169,9 @@ class CyclesRenderer:
             c.denoising_prefilter = "NONE"
         c.pixel_filter_type = "BLACKMAN_HARRIS"
         c.filter_width = 1.5
-        self.scene.world.node_tree.nodes["Background"].inputs[1].default_value = self._world_strength
+        self.scene.world.node_tree.nodes["Background"].inputs[
+            1
+        ].default_value = self._world_strength
         self.scene.view_layers[0].material_override = None
         s = r.image_settings
         s.file_format = "PNG"
@@ -163,7 +198,7 @@ class CyclesRenderer:
     def _setup_world(self) -> None:
         bpy = self.bpy
         world = bpy.data.worlds.new("World")
-        world.use_nodes = True
+        _use_nodes(world)
         bg = world.node_tree.nodes["Background"]
         bg.inputs[0].default_value = (1.0, 1.0, 1.0, 1.0)
         self._world_strength = 0.0
@@ -171,7 +206,7 @@ class CyclesRenderer:
 
     def _principled(self, name: str) -> tuple[Any, Any]:
         mat = self.bpy.data.materials.new(name)
-        mat.use_nodes = True
+        _use_nodes(mat)
         bsdf = mat.node_tree.nodes["Principled BSDF"]
         return mat, bsdf
 
@@ -246,7 +281,7 @@ class CyclesRenderer:
     def _make_mask_material(self) -> Any:
         """Emission = (pass_index, 0, 0): the object's index + 1, 0 for the floor."""
         mat = self.bpy.data.materials.new("mask")
-        mat.use_nodes = True
+        _use_nodes(mat)
         nt = mat.node_tree
         for n in list(nt.nodes):
             nt.nodes.remove(n)
@@ -296,7 +331,7 @@ class CyclesRenderer:
             out = nt.nodes["Material Output"]
             path = nt.nodes.new("ShaderNodeLightPath")
             clear = nt.nodes.new("ShaderNodeBsdfTransparent")
-            clear.inputs["Color"].default_value = tuple(0.4 + 0.6 * c for c in rgb) + (1.0,)
+            clear.inputs["Color"].default_value = (*(0.4 + 0.6 * c for c in rgb), 1.0)
             mix = nt.nodes.new("ShaderNodeMixShader")
             nt.links.new(path.outputs["Is Shadow Ray"], mix.inputs[0])
             nt.links.new(bsdf.outputs[0], mix.inputs[1])
@@ -336,7 +371,8 @@ class CyclesRenderer:
     # --- rendering -----------------------------------------------------------------------------
     def _render_to(self, path: Path) -> None:
         self.scene.render.filepath = str(path)
-        self.bpy.ops.render.render(write_still=True)
+        with _quiet_stdout(self.quiet):
+            self.bpy.ops.render.render(write_still=True)
 
     def render_image(self, desc: SceneDescription) -> np.ndarray:
         """The colour image (H, W, 3) uint8 of the scene (call `set_scene` first)."""
@@ -364,7 +400,9 @@ class CyclesRenderer:
         code = np.rint(px.reshape(h, w, -1)[::-1, :, 0]).astype(np.int16)
         return code - 1
 
-    def render(self, desc: SceneDescription, image: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    def render(
+        self, desc: SceneDescription, image: bool = True
+    ) -> tuple[np.ndarray | None, np.ndarray]:
         """(image or None, mask) of one scene."""
         self.set_scene(desc)
         img = self.render_image(desc) if image else None

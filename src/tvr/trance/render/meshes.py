@@ -109,14 +109,14 @@ def cylinder(segments: int = CYLINDER_SEGMENTS) -> Mesh:
     phi = np.linspace(0.0, 2.0 * math.pi, segments + 1)
     ring = np.stack([np.cos(phi), np.sin(phi), np.zeros_like(phi)], -1)
     ring[np.abs(ring) < 1e-12] = 0.0
-    side = np.concatenate([ring + (0, 0, -1), ring + (0, 0, 1)])
+    side = np.concatenate([ring + np.array([0.0, 0.0, -1.0]), ring + np.array([0.0, 0.0, 1.0])])
     side_n = np.concatenate([ring, ring])
     m = segments + 1
     side_f = _grid_faces(2, m, 0, flip=True)
     verts, norms, faces = [side], [side_n], [side_f]
     offset = len(side)
     for z in (-1.0, 1.0):
-        cap = np.concatenate([[[0.0, 0.0, z]], ring[:-1] + (0, 0, z)])
+        cap = np.concatenate([[[0.0, 0.0, z]], ring[:-1] + np.array([0.0, 0.0, z])])
         centre = offset
         k = np.arange(segments)
         a = offset + 1 + k

@@ -15,7 +15,7 @@ class Preset:
     transparent_bounces: int
     denoise: bool  # OpenImageDenoise on the colour pass (no albedo/normal guides)
     blur_glossy: float  # Cycles' filter glossy: trades glossy noise for blur
-    msaa: int  # raster backend: multisample anti-aliasing samples (0 = off)
+    msaa: int  # raster backend: multisample anti-aliasing samples (0 = off; capped by the driver)
 
 
 PRESETS: dict[str, Preset] = {
@@ -24,7 +24,7 @@ PRESETS: dict[str, Preset] = {
     # about 16 samples plus OpenImageDenoise: the everyday setting
     "default": Preset("default", 16, 4, 8, True, 2.0, 4),
     # the public release's settings (512 samples, 4 bounces, 8 transparent bounces)
-    "paper": Preset("paper", 512, 4, 8, False, 2.0, 4),
+    "paper": Preset("paper", 512, 4, 8, False, 2.0, 8),
 }
 
 

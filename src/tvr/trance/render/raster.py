@@ -215,10 +215,14 @@ def create_context(backend: str | None = None):
     import moderngl
 
     errors = []
-    for b in ([backend] if backend else ["egl", None]):
+    for b in [backend] if backend else ["egl", None]:
         try:
-            return moderngl.create_standalone_context(backend=b) if b else moderngl.create_standalone_context()
-        except Exception as err:  # noqa: BLE001 - report every backend's failure at once
+            return (
+                moderngl.create_standalone_context(backend=b)
+                if b
+                else moderngl.create_standalone_context()
+            )
+        except Exception as err:  # report every backend's failure at once
             errors.append(f"{b or 'default'}: {err}")
     raise RuntimeError(
         "no headless OpenGL context (install Mesa's EGL: libegl1 libgl1-mesa-dri libegl-mesa0): "
@@ -277,7 +281,9 @@ class RasterRenderer:
     def _floor_vao(self, program_name: str, desc: SceneDescription):
         h = GROUND_HALF_SIZE
         if "ground" not in self._buffers:
-            quad = np.array([[-h, -h, 0], [h, -h, 0], [h, h, 0], [-h, -h, 0], [h, h, 0], [-h, h, 0]])
+            quad = np.array(
+                [[-h, -h, 0], [h, -h, 0], [h, h, 0], [-h, -h, 0], [h, h, 0], [-h, h, 0]]
+            )
             self._buffers["ground"] = np.concatenate(
                 [quad, np.tile([0.0, 0.0, 1.0], (6, 1))], axis=1
             ).astype(np.float32)
@@ -458,7 +464,9 @@ class RasterRenderer:
         e += math.pi * desc.world_strength
         return np.asarray(desc.ground_rgb) / math.pi * e
 
-    def render(self, desc: SceneDescription, image: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    def render(
+        self, desc: SceneDescription, image: bool = True
+    ) -> tuple[np.ndarray | None, np.ndarray]:
         """(image or None, mask) of one scene."""
         img = self.render_image(desc) if image else None
         return img, self.render_mask(desc)
@@ -470,3 +478,18 @@ class RasterRenderer:
 def set_threads(n: int) -> None:
     """Ask Mesa's llvmpipe to use `n` threads (before the first context is made)."""
     os.environ["LP_NUM_THREADS"] = str(n)
+
+
+_COUNTER: RasterRenderer | None = None
+
+
+def visible_pixel_counts(objects: list[dict], camera_location, lights=None) -> np.ndarray:
+    """Pixels (10,) that each object shows in a 320x240 segmentation render from a camera: the
+    raster backend's object-index mask, counted. Objects under 150 pixels count as occluded."""
+    global _COUNTER
+    if _COUNTER is None:
+        _COUNTER = RasterRenderer("preview")
+    from tvr.trance.render.scene import build_scene
+
+    mask = _COUNTER.render_mask(build_scene(objects, camera_location, lights))
+    return np.bincount(mask[mask >= 0].ravel(), minlength=len(objects))[: len(objects)]

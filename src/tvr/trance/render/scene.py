@@ -98,8 +98,12 @@ class SceneDescription:
         quads = []
         for sign in (-1.0, 1.0):
             c = sign * a
-            quads.append([[c - w, -a - w, z], [c + w, -a - w, z], [c + w, a + w, z], [c - w, a + w, z]])
-            quads.append([[-a - w, c - w, z], [a + w, c - w, z], [a + w, c + w, z], [-a - w, c + w, z]])
+            quads.append(
+                [[c - w, -a - w, z], [c + w, -a - w, z], [c + w, a + w, z], [c - w, a + w, z]]
+            )
+            quads.append(
+                [[-a - w, c - w, z], [a + w, c - w, z], [a + w, c + w, z], [-a - w, c + w, z]]
+            )
         return [np.asarray(q) for q in quads]
 
 
@@ -133,11 +137,16 @@ def scene_object(index: int, obj: dict[str, Any]) -> SceneObject:
     )
 
 
+def _xyz(v: list[float] | tuple[float, ...]) -> tuple[float, float, float]:
+    x, y, z = (float(c) for c in v)
+    return (x, y, z)
+
+
 def scene_lights(lights: dict[str, list[float]] | None) -> tuple[Light, ...]:
     """The area lights at the sample's (jittered) positions, plus the fixed sun."""
     lights = lights or {}
     out = [
-        Light(name, "area", tuple(map(float, lights.get(name, base))), LIGHT_POWER[name], LIGHT_SIZE[name])  # type: ignore[arg-type]
+        Light(name, "area", _xyz(lights.get(name, base)), LIGHT_POWER[name], LIGHT_SIZE[name])
         for name, base in LIGHT_BASE.items()
     ]
     out.append(Light("sun", "sun", SUN_DIRECTION, SUN_STRENGTH))
@@ -153,7 +162,7 @@ def build_scene(
     placed = tuple(
         scene_object(i, o) for i, o in enumerate(objects) if is_visible_position(o["position"])
     )
-    return SceneDescription(placed, tuple(map(float, camera)), scene_lights(lights))  # type: ignore[arg-type]
+    return SceneDescription(placed, _xyz(camera), scene_lights(lights))
 
 
 #: the images of one sample: (stage, view), in the order they are rendered
@@ -168,5 +177,7 @@ def sample_views(sample: Sample | dict[str, Any]) -> list[tuple[str, SceneDescri
     for stage, view in SAMPLE_IMAGES:
         objects = d["objects"] if stage == "init" else d["final"]
         cam = cameras.get(view, CAMERA_BASE[view])
-        out.append((image_name(str(d["id"]), stage, view), build_scene(objects, cam, d.get("lights"))))
+        out.append(
+            (image_name(str(d["id"]), stage, view), build_scene(objects, cam, d.get("lights")))
+        )
     return out
