@@ -11,6 +11,8 @@ channel of the 8-bit images, averaged.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import time
 from pathlib import Path
@@ -50,7 +52,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--images", type=int, default=6)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--save", type=Path, default=None, help="write the PNGs here")
+    ap.add_argument("--save", type=Path, default=None, help="write the PNGs (and paper times) here")
+    ap.add_argument(
+        "--paper-from",
+        type=Path,
+        default=None,
+        help="reuse the paper images and times that an earlier run wrote with --save",
+    )
+    ap.add_argument("--default-samples", type=int, default=None, help="override default's spp")
     args = ap.parse_args()
 
     from tvr.trance.render.cycles import CyclesRenderer
@@ -62,8 +71,20 @@ def main() -> None:
     images: dict[str, list[np.ndarray]] = {}
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
-    for preset in ("default", "paper"):
+    if args.paper_from:
+        from PIL import Image
+
+        saved = json.loads((args.paper_from / "paper-times.json").read_text())
+        for name, _ in scenes:
+            images.setdefault("paper", []).append(
+                np.asarray(Image.open(args.paper_from / f"paper-{name}").convert("RGB"))
+            )
+            times.setdefault("paper", []).append(saved[name]["wall"])
+            cpu.setdefault("paper", []).append(saved[name]["cpu"])
+    for preset in ("default",) if args.paper_from else ("default", "paper"):
         renderer.preset = get_preset(preset)
+        if preset == "default" and args.default_samples:
+            renderer.preset = dataclasses.replace(renderer.preset, samples=args.default_samples)
         for name, desc in scenes:
             renderer.set_scene(desc)
             t, c = time.perf_counter(), time.process_time()
@@ -80,6 +101,13 @@ def main() -> None:
                 f"{preset:8s} {name}: {times[preset][-1]:.2f} s wall, {cpu[preset][-1]:.2f} s CPU",
                 flush=True,
             )
+    if args.save and not args.paper_from:
+        record = {
+            name: {"wall": w, "cpu": c}
+            for (name, _), w, c in zip(scenes, times["paper"], cpu["paper"], strict=True)
+        }
+        (args.save / "paper-times.json").write_text(json.dumps(record, indent=1))
+    print(f"default preset: {renderer.preset}")
     scores = [ssim(a, b) for a, b in zip(images["default"], images["paper"], strict=True)]
     d, p = np.mean(times["default"]), np.mean(times["paper"])
     dc, pc = np.mean(cpu["default"]), np.mean(cpu["paper"])

@@ -77,6 +77,8 @@ uniform int u_any_glass;
 out vec4 f_color;
 
 const float PI = 3.14159265;
+// a path tracer fills shadows with bounced light: keep part of the key light in them
+const float SHADOW_FLOOR = 0.35;
 const vec2 DISK[12] = vec2[](
     vec2(-0.326, -0.406), vec2(-0.840, -0.074), vec2(-0.696, 0.457), vec2(-0.203, 0.621),
     vec2(0.962, -0.195), vec2(0.473, -0.480), vec2(0.519, 0.767), vec2(0.185, -0.893),
@@ -114,7 +116,7 @@ void main() {
         float d2 = dot(l, l);
         vec3 ld = l * inversesqrt(d2);
         float cos_l = max(dot(normalize(u_light_pos[i]), ld), 0.0);
-        irradiance += vec3(u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? shadow : 1.0) * ld.z);
+        irradiance += vec3(u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow : 1.0) * ld.z);
     }
     f_color = vec4(u_rgb / PI * irradiance, 1.0);
 #else
@@ -127,7 +129,7 @@ void main() {
         float d2 = dot(l, l);
         vec3 ld = l * inversesqrt(d2);
         float cos_l = max(dot(normalize(u_light_pos[i]), ld), 0.0);
-        float e = u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? shadow : 1.0);
+        float e = u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow : 1.0);
         float ndl = max(dot(n, ld), 0.0);
         irradiance += vec3(e * ndl);
         vec3 h = normalize(ld + v);
