@@ -48,7 +48,7 @@ def main() -> None:
     else:
         samples = random_samples(args.samples, seed=args.seed)
     cycles = CyclesRenderer("preview")
-    pairs = agree = 0
+    pairs = agree = occluded = near = 0
     disagreements = []
     check_cpu = 0.0
     checks = 0
@@ -71,10 +71,15 @@ def main() -> None:
                 pairs += 1
                 a, b = truth[i] >= THRESHOLD, got[i] >= THRESHOLD
                 agree += int(a == b)
+                occluded += int(not a)
+                near += int(abs(int(truth[i]) - THRESHOLD) < 50)
                 if a != b:
                     disagreements.append((name, i, int(truth[i]), int(got[i])))
     print(
         f"samples: {len(samples)}; images: {checks}; (object, view) pairs in the visible area: {pairs}"
+    )
+    print(
+        f"occluded (< {THRESHOLD} px) in Cycles: {occluded}; within 50 px of the threshold: {near}"
     )
     print(f"agreement with Cycles masks: {agree}/{pairs} = {100.0 * agree / max(pairs, 1):.2f}%")
     for name, i, t, g in disagreements[:20]:
