@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
+# the raster renderer draws through EGL: Mesa's software driver from Debian
+if ! ldconfig -p | grep -q 'libEGL_mesa.so.0'; then
+  (apt-get update -qq && apt-get install -y -qq libegl1 libgl1-mesa-dri libegl-mesa0) >/dev/null
+fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 python3 -m ruff check src tests benchmarks
 python3 -m pytest -q

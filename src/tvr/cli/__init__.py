@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.baseline",
     "tvr.cli.evaluate",
     "tvr.cli.convert",
+    "tvr.cli.render",
 )
 
 

@@ -1,0 +1,414 @@
+"""Path-traced TRANCE images with Blender Cycles through the `bpy` package (CPU, or GPU if present).
+
+The scene is built in Python with no .blend assets: ground plane, floor lines, the shared unit
+meshes of `meshes.py`, materials (rubber, metal, glass), the camera and the lights of a
+`SceneDescription`. One `CyclesRenderer` keeps one bpy scene per process and swaps only the
+objects between images, since importing bpy and building the scene is slow.
+
+The object-index mask comes from a second render of the same scene with a material override:
+every object emits its index + 1 as flat light (the ground emits 0), one sample per pixel taken at
+the pixel centre (box filter of width 0.01), written to a float EXR and read back exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tvr.trance.render import meshes
+from tvr.trance.render.presets import Preset, get_preset
+from tvr.trance.render.scene import GLASS_IOR, GROUND_HALF_SIZE, SceneDescription
+
+_BPY: Any = None
+
+
+def _bpy() -> Any:
+    """Import bpy once (slow, and it prints to stderr)."""
+    global _BPY
+    if _BPY is None:
+        import bpy
+
+        _BPY = bpy
+    return _BPY
+
+
+@contextlib.contextmanager
+def _quiet_stdout(quiet: bool):
+    """Silence Blender's per-render log lines (written by C code to file descriptor 1)."""
+    if not quiet:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _use_nodes(datablock: Any) -> None:
+    """Give a material or world its node tree (Blender 5 always has one; older ones need a flag)."""
+    if datablock.node_tree is None:
+        datablock.use_nodes = True
+
+
+def _track_quat(location: tuple[float, float, float], target=(0.0, 0.0, 0.0)) -> Any:
+    """Rotation that points an object's -Z axis from `location` at `target`, +Y up towards +Z."""
+    from mathutils import Vector
+
+    return (Vector(target) - Vector(location)).to_track_quat("-Z", "Y")
+
+
+class CyclesRenderer:
+    """Renders `SceneDescription`s with Cycles. Build one per process and reuse it."""
+
+    backend = "cycles"
+
+    def __init__(
+        self,
+        preset: Preset | str = "default",
+        device: str = "auto",
+        threads: int = 0,
+        quiet: bool = True,
+    ):
+        self.preset = get_preset(preset) if isinstance(preset, str) else preset
+        self.quiet = quiet
+        bpy = _bpy()
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.bpy = bpy
+        self.scene = bpy.context.scene
+        self._tmp = tempfile.TemporaryDirectory(prefix="tvr-cycles-")
+        self._objects: list[Any] = []
+        self._materials: dict[tuple[str, str], Any] = {}
+        self._meshes: dict[str, Any] = {}
+        self.device = self._setup_device(device)
+        self._setup_render(threads)
+        self._setup_world()
+        self._setup_floor()
+        self._setup_camera()
+        self._lights: dict[str, Any] = {}
+        self._mask_material = self._make_mask_material()
+
+    # --- setup ---------------------------------------------------------------------------------
+    def _setup_device(self, device: str) -> str:
+        cycles = self.scene.cycles
+        cycles.device = "CPU"
+        if device == "cpu":
+            return "CPU"
+        prefs = self.bpy.context.preferences.addons["cycles"].preferences
+        for kind in ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL"):
+            try:
+                prefs.compute_device_type = kind
+                prefs.get_devices()
+            except (TypeError, ValueError):
+                continue
+            gpus = [d for d in prefs.devices if d.type == kind]
+            if gpus:
+                for d in prefs.devices:
+                    d.use = d.type == kind
+                cycles.device = "GPU"
+                return kind
+        if device == "gpu":
+            raise RuntimeError("no GPU device found for Cycles")
+        prefs.compute_device_type = "NONE"
+        return "CPU"
+
+    def _setup_render(self, threads: int) -> None:
+        r = self.scene.render
+        r.engine = "CYCLES"
+        r.resolution_percentage = 100
+        r.use_persistent_data = False
+        r.dither_intensity = 0.0
+        r.film_transparent = False
+        if threads > 0:
+            r.threads_mode = "FIXED"
+            r.threads = threads
+        else:
+            r.threads_mode = "AUTO"
+        vs = self.scene.view_settings
+        vs.view_transform = "Standard"
+        vs.look = "None"
+        vs.exposure = 0.0
+        vs.gamma = 1.0
+        self.scene.display_settings.display_device = "sRGB"
+        self.scene.sequencer_colorspace_settings.name = "sRGB"
+        c = self.scene.cycles
+        c.seed = 0
+        c.use_animated_seed = False
+        c.use_adaptive_sampling = False
+        # light through glass reaches the floor along the (tinted, transparent) shadow rays, so
+        # refractive caustics would count it twice, and they are the noisiest paths at any budget
+        c.caustics_reflective = True
+        c.caustics_refractive = False
+        c.min_light_bounces = 0
+        c.min_transparent_bounces = 0
+
+    def _apply_color_settings(self) -> None:
+        p, c, r = self.preset, self.scene.cycles, self.scene.render
+        c.samples = p.samples
+        c.max_bounces = p.max_bounces
+        c.diffuse_bounces = p.max_bounces
+        c.glossy_bounces = p.max_bounces
+        c.transmission_bounces = p.max_bounces
+        c.volume_bounces = 0
+        c.transparent_max_bounces = p.transparent_bounces
+        c.blur_glossy = p.blur_glossy
+        c.use_denoising = p.denoise
+        if p.denoise:
+            c.denoiser = "OPENIMAGEDENOISE"
+            c.denoising_input_passes = "RGB"
+            c.denoising_prefilter = "NONE"
+        c.pixel_filter_type = "BLACKMAN_HARRIS"
+        c.filter_width = 1.5
+        self.scene.world.node_tree.nodes["Background"].inputs[
+            1
+        ].default_value = self._world_strength
+        self.scene.view_layers[0].material_override = None
+        s = r.image_settings
+        s.file_format = "PNG"
+        s.color_mode = "RGB"
+        s.color_depth = "8"
+        s.compression = 15
+
+    def _apply_mask_settings(self) -> None:
+        c, r = self.scene.cycles, self.scene.render
+        c.samples = 1
+        c.max_bounces = 0
+        c.transparent_max_bounces = 0
+        c.use_denoising = False
+        c.pixel_filter_type = "BOX"
+        c.filter_width = 0.01
+        self.scene.world.node_tree.nodes["Background"].inputs[1].default_value = 0.0
+        self.scene.view_layers[0].material_override = self._mask_material
+        s = r.image_settings
+        s.file_format = "OPEN_EXR"
+        s.color_mode = "RGB"
+        s.color_depth = "32"
+        s.exr_codec = "NONE"
+
+    def _setup_world(self) -> None:
+        bpy = self.bpy
+        world = bpy.data.worlds.new("World")
+        _use_nodes(world)
+        bg = world.node_tree.nodes["Background"]
+        bg.inputs[0].default_value = (1.0, 1.0, 1.0, 1.0)
+        self._world_strength = 0.0
+        self.scene.world = world
+
+    def _principled(self, name: str) -> tuple[Any, Any]:
+        mat = self.bpy.data.materials.new(name)
+        _use_nodes(mat)
+        bsdf = mat.node_tree.nodes["Principled BSDF"]
+        return mat, bsdf
+
+    def _setup_floor(self) -> None:
+        bpy = self.bpy
+        h = GROUND_HALF_SIZE
+        me = bpy.data.meshes.new("ground")
+        me.from_pydata([(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], [], [(0, 1, 2, 3)])
+        self._ground_mat, self._ground_bsdf = self._principled("ground")
+        self._ground_bsdf.inputs["Roughness"].default_value = 0.9
+        self._ground_bsdf.inputs["Specular IOR Level"].default_value = 0.2
+        me.materials.append(self._ground_mat)
+        ob = bpy.data.objects.new("ground", me)
+        ob.pass_index = 0
+        self.scene.collection.objects.link(ob)
+        self._lines_mesh = bpy.data.meshes.new("floor_lines")
+        self._lines_mat, self._lines_bsdf = self._principled("floor_lines")
+        self._lines_bsdf.inputs["Roughness"].default_value = 0.9
+        self._lines_obj = None
+
+    def _set_floor(self, desc: SceneDescription) -> None:
+        self._ground_bsdf.inputs["Base Color"].default_value = (*desc.ground_rgb, 1.0)
+        self._lines_bsdf.inputs["Base Color"].default_value = (*desc.line_rgb, 1.0)
+        if self._lines_obj is None:
+            quads = desc.floor_lines()
+            verts = [tuple(p) for q in quads for p in q]
+            faces = [tuple(range(4 * i, 4 * i + 4)) for i in range(len(quads))]
+            self._lines_mesh.from_pydata(verts, [], faces)
+            self._lines_mesh.materials.append(self._lines_mat)
+            self._lines_obj = self.bpy.data.objects.new("floor_lines", self._lines_mesh)
+            self._lines_obj.pass_index = 0
+            self.scene.collection.objects.link(self._lines_obj)
+
+    def _setup_camera(self) -> None:
+        bpy = self.bpy
+        cam = bpy.data.cameras.new("camera")
+        cam.lens = 35.0
+        cam.sensor_width = 32.0
+        cam.sensor_fit = "HORIZONTAL"
+        cam.clip_start = 0.1
+        cam.clip_end = 500.0
+        ob = bpy.data.objects.new("camera", cam)
+        self.scene.collection.objects.link(ob)
+        self.scene.camera = ob
+        self._camera = ob
+
+    def _set_lights(self, desc: SceneDescription) -> None:
+        bpy = self.bpy
+        for light in desc.lights:
+            ob = self._lights.get(light.name)
+            if ob is None:
+                data = bpy.data.lights.new(light.name, "SUN" if light.kind == "sun" else "AREA")
+                ob = bpy.data.objects.new(light.name, data)
+                self.scene.collection.objects.link(ob)
+                self._lights[light.name] = ob
+            ob.rotation_mode = "QUATERNION"
+            if light.kind == "sun":
+                ob.location = tuple(10.0 * c for c in light.location)
+                ob.rotation_quaternion = _track_quat(light.location)
+                ob.data.energy = light.power
+                ob.data.angle = math.radians(5.0)
+            else:
+                ob.location = light.location
+                ob.rotation_quaternion = _track_quat(light.location)
+                ob.data.energy = light.power
+                ob.data.shape = "SQUARE"
+                ob.data.size = light.size
+            if hasattr(ob, "visible_camera"):
+                ob.visible_camera = False
+        self._world_strength = desc.world_strength
+
+    def _make_mask_material(self) -> Any:
+        """Emission = (pass_index, 0, 0): the object's index + 1, 0 for the floor."""
+        mat = self.bpy.data.materials.new("mask")
+        _use_nodes(mat)
+        nt = mat.node_tree
+        for n in list(nt.nodes):
+            nt.nodes.remove(n)
+        info = nt.nodes.new("ShaderNodeObjectInfo")
+        comb = nt.nodes.new("ShaderNodeCombineColor")
+        emit = nt.nodes.new("ShaderNodeEmission")
+        out = nt.nodes.new("ShaderNodeOutputMaterial")
+        nt.links.new(info.outputs["Object Index"], comb.inputs[0])
+        nt.links.new(comb.outputs[0], emit.inputs["Color"])
+        emit.inputs["Strength"].default_value = 1.0
+        nt.links.new(emit.outputs[0], out.inputs["Surface"])
+        return mat
+
+    # --- objects -------------------------------------------------------------------------------
+    def _mesh(self, shape: str) -> Any:
+        me = self._meshes.get(shape)
+        if me is None:
+            m = meshes.unit_mesh(shape)
+            me = self.bpy.data.meshes.new(shape)
+            me.from_pydata(m.vertices.tolist(), [], m.faces.tolist())
+            me.update()
+            me.shade_smooth()
+            me.normals_split_custom_set_from_vertices(m.normals.tolist())
+            me.materials.append(None)
+            self._meshes[shape] = me
+        return me
+
+    def _material(self, material: str, rgb: tuple[float, float, float], color: str) -> Any:
+        key = (material, color)
+        mat = self._materials.get(key)
+        if mat is not None:
+            return mat
+        mat, bsdf = self._principled(f"{material}-{color}")
+        rgba = (*rgb, 1.0)
+        bsdf.inputs["Base Color"].default_value = rgba
+        if material == "rubber":
+            bsdf.inputs["Roughness"].default_value = 0.75
+            bsdf.inputs["Specular IOR Level"].default_value = 0.25
+        elif material == "metal":
+            bsdf.inputs["Metallic"].default_value = 1.0
+            bsdf.inputs["Roughness"].default_value = 0.2
+        else:  # glass: refractive, tinted; shadow rays go through it, tinted
+            bsdf.inputs["Roughness"].default_value = 0.02
+            bsdf.inputs["IOR"].default_value = GLASS_IOR
+            bsdf.inputs["Transmission Weight"].default_value = 1.0
+            nt = mat.node_tree
+            out = nt.nodes["Material Output"]
+            path = nt.nodes.new("ShaderNodeLightPath")
+            clear = nt.nodes.new("ShaderNodeBsdfTransparent")
+            clear.inputs["Color"].default_value = (*(0.4 + 0.6 * c for c in rgb), 1.0)
+            mix = nt.nodes.new("ShaderNodeMixShader")
+            nt.links.new(path.outputs["Is Shadow Ray"], mix.inputs[0])
+            nt.links.new(bsdf.outputs[0], mix.inputs[1])
+            nt.links.new(clear.outputs[0], mix.inputs[2])
+            nt.links.new(mix.outputs[0], out.inputs["Surface"])
+        self._materials[key] = mat
+        return mat
+
+    def _set_objects(self, desc: SceneDescription) -> None:
+        from mathutils import Matrix
+
+        objects = self.bpy.data.objects
+        for ob in self._objects:
+            objects.remove(ob, do_unlink=True)
+        self._objects = []
+        for o in desc.objects:
+            ob = objects.new(f"object{o.index}", self._mesh(o.shape))
+            ob.matrix_world = Matrix(o.matrix().tolist())
+            ob.pass_index = o.index + 1
+            slot = ob.material_slots[0]
+            slot.link = "OBJECT"
+            slot.material = self._material(o.material, o.rgb, o.color)
+            self.scene.collection.objects.link(ob)
+            self._objects.append(ob)
+
+    def set_scene(self, desc: SceneDescription) -> None:
+        """Make the bpy scene show `desc` (objects, camera, lights, floor)."""
+        r = self.scene.render
+        r.resolution_x, r.resolution_y = desc.width, desc.height
+        self._camera.location = desc.camera
+        self._camera.rotation_mode = "QUATERNION"
+        self._camera.rotation_quaternion = _track_quat(desc.camera)
+        self._set_floor(desc)
+        self._set_lights(desc)
+        self._set_objects(desc)
+
+    # --- rendering -----------------------------------------------------------------------------
+    def _render_to(self, path: Path) -> None:
+        self.scene.render.filepath = str(path)
+        with _quiet_stdout(self.quiet):
+            self.bpy.ops.render.render(write_still=True)
+
+    def render_image(self, desc: SceneDescription) -> np.ndarray:
+        """The colour image (H, W, 3) uint8 of the scene (call `set_scene` first)."""
+        from PIL import Image
+
+        self._apply_color_settings()
+        path = Path(self._tmp.name) / "color.png"
+        self._render_to(path)
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGB")).copy()
+
+    def render_mask(self, desc: SceneDescription) -> np.ndarray:
+        """The object-index mask (H, W) int16 of the scene, -1 where no object shows."""
+        self._apply_mask_settings()
+        path = Path(self._tmp.name) / "mask.exr"
+        self._render_to(path)
+        img = self.bpy.data.images.load(str(path), check_existing=False)
+        try:
+            w, h = img.size
+            px = np.empty(w * h * img.channels, dtype=np.float32)
+            img.pixels.foreach_get(px)
+        finally:
+            self.bpy.data.images.remove(img)
+        os.unlink(path)
+        code = np.rint(px.reshape(h, w, -1)[::-1, :, 0]).astype(np.int16)
+        return code - 1
+
+    def render(
+        self, desc: SceneDescription, image: bool = True
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """(image or None, mask) of one scene."""
+        self.set_scene(desc)
+        img = self.render_image(desc) if image else None
+        return img, self.render_mask(desc)
+
+    def close(self) -> None:
+        self._tmp.cleanup()
