@@ -225,3 +225,24 @@ def occluded_objects(
     """The targets that show fewer than `threshold` pixels in this view."""
     counts = check(state, rotations, camera_location, targets)
     return [i for i in targets if counts[i] < threshold]
+
+
+def visible_pixel_counts_of_objects(
+    objects: list[dict], camera_location: tuple[float, float, float], lights: object = None
+) -> np.ndarray:
+    """`visible_pixel_counts` for a list of object dicts (the renderers' interface)."""
+    from tvr.trance.sample import objects_to_array
+
+    rotations = np.array([float(o.get("rotation", 0.0)) for o in objects])
+    return visible_pixel_counts(objects_to_array(objects), rotations, camera_location)
+
+
+def fast_visible_pixel_counts_of_objects(
+    objects: list[dict], camera_location: tuple[float, float, float], lights: object = None
+) -> np.ndarray:
+    """`fast_visible_pixel_counts` (the sampler's default) for a list of object dicts; only its
+    decisions (< 150 or not) are exact, the counts far from the threshold are estimates."""
+    from tvr.trance.sample import objects_to_array
+
+    rotations = np.array([float(o.get("rotation", 0.0)) for o in objects])
+    return fast_visible_pixel_counts(objects_to_array(objects), rotations, camera_location)
