@@ -15,6 +15,8 @@ from tvr.errors import UserError
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (
+    "tvr.cli.vlm",
+    "tvr.cli.visualtrans",
 )
 
 
