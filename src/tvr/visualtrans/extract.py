@@ -183,8 +183,8 @@ def extract(reply: str | None, mode: str) -> Extraction:
 _MARKUP = re.compile(r"\*\*|__|`|\$")
 _SURROUNDING = " \t\r\n\"'“”‘’.,;:!?*_()[]{}<>"
 _LEADING_CHOICE = re.compile(
-    r"^(?:the\s+)?(?:(?:correct|final)\s+)?(?:option|choice|answer)?\s*(?:is\s*)?[:\-]?\s*"
-    r"[(\[]?(?:([A-D])(?=[).:\]\s,]|$)|([a-d])(?=[).\]]|$))"
+    r"^(?i:the\s+)?(?i:(?:correct|final)\s+)?(?i:option|choice|answer)?\s*(?i:is\s*)?[:\-]?\s*"
+    r"[(\[]?(?:([A-D])(?=([).:\],]|\s|$))|([a-d])(?=([).\]]|$)))"
 )
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-D])(?![A-Za-z0-9])")
 _INTEGER = re.compile(r"(?<![\w.])\d+(?!\w|\.\d)")
@@ -203,26 +203,32 @@ def read_choice(text: str) -> str | None:
 
     Accepted: the letter alone in any case with brackets or punctuation ("b", "(C)", "D."); a
     leading upper-case letter followed by a separator ("B. the middle", "C) Yes", "A: ..."), or
-    a lower-case one followed by ")" or "."; the same after "option", "choice" or "answer
-    (is)"; else the only stand-alone capital A-D in the text. A word that merely starts with a
-    letter ("Because ...") is not a letter.
+    by a space when no other capital A-D stands alone in the text; a lower-case letter followed
+    by ")" or "."; the same after "option", "choice" or "answer (is)"; else the only
+    stand-alone capital A-D in the text. A word that merely starts with a letter ("Because
+    ...") is not a letter.
     """
     raw = _MARKUP.sub("", text).strip()
     bare = raw.strip(_SURROUNDING)
     if len(bare) == 1 and bare.upper() in CHOICE_LETTERS:
         return bare.upper()
+    letters = set(_STANDALONE_LETTER.findall(raw))
     match = _LEADING_CHOICE.match(raw.lstrip(" \t\"'“‘"))
     if match:
-        return (match.group(1) or match.group(2)).upper()
-    letters = set(_STANDALONE_LETTER.findall(raw))
+        letter = (match.group(1) or match.group(3)).upper()
+        separator = match.group(2) if match.group(1) else match.group(4)
+        # "B. ..." or "B) ..." is a choice; "A bowl ..." only when no other letter stands alone
+        if separator.strip() or letters <= {letter}:
+            return letter
+        return None
     return letters.pop() if len(letters) == 1 else None
 
 
 def read_count(text: str) -> int | None:
     """The whole number of an answer, or None.
 
-    Accepted: digits ("2", "2."), a number word zero-twenty ("Two"), a leading number followed by
-    words ("3 items"), else the only number in the text.
+    Accepted: digits ("2", "2."), a number word zero-twenty ("Two"), "none" (0), else the only
+    number, in digits or words, in the text ("3 items", "There are two"); "2 or 3" is no answer.
     """
     bare = clean_answer(text).lower()
     if bare.isdigit():
@@ -231,10 +237,6 @@ def read_count(text: str) -> int | None:
         return NUMBER_WORDS[bare]
     if bare == "none":
         return 0
-    first = re.match(r"^(\d+|[a-z]+)\b", bare)
-    if first and (first.group(1).isdigit() or first.group(1) in NUMBER_WORDS):
-        token = first.group(1)
-        return int(token) if token.isdigit() else NUMBER_WORDS[token]
     values = {int(n) for n in _INTEGER.findall(bare)}
     values |= {NUMBER_WORDS[w] for w in _WORD.findall(bare) if w in NUMBER_WORDS}
     return values.pop() if len(values) == 1 else None

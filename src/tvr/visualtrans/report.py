@@ -9,13 +9,13 @@ from typing import Any
 
 from tvr.errors import UserError
 from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
-from tvr.visualtrans.scoring import Scoreboard
+from tvr.visualtrans.scoring import Scoreboard, percent_2dp
 
 MARKDOWN_UNANSWERED_LIMIT = 50
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}"
+    return "-" if value is None else str(percent_2dp(value))
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -26,14 +26,16 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def table2_row(summary: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The header and the row of the paper's Table 2 layout, in percent."""
+    """The header and the row of the paper's Table 2 layout, in percent; a dimension's mean is
+    the mean of its subtasks' two-decimal percentages, as the paper computes it."""
     header, row = [], []
     for dim, tasks in DIMENSIONS.items():
         for t in tasks:
             header.append(SUBTASK_LABELS[t])
             row.append(_pct(summary["subtasks"][t]["accuracy"]))
         header.append(f"{dim.capitalize()} mean")
-        row.append(_pct(summary["dimensions"][dim]["accuracy"]))
+        mean = summary["dimensions"][dim]["table2_pct"]
+        row.append("-" if mean is None else f"{mean:.2f}")
     header.append("Overall")
     row.append(_pct(summary["overall"]["accuracy"]))
     return header, row

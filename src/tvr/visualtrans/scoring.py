@@ -12,7 +12,8 @@ Modes (docs/visualtrans.md has every rule):
   starts with a letter ("Because ...") is not an option letter.
 
 Aggregates: overall accuracy over items (micro); per subtask; per dimension as the mean of its
-subtasks' accuracies (Table 2's "Mean" columns); per scenario; per answer format. Items with no
+subtasks' accuracies (Table 2's "Mean" columns, which average the two-decimal percentages:
+`table2_pct`); per scenario; per answer format. Items with no
 answer - no result line, a failed request, or no final answer found - count as wrong and are
 listed, never dropped.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +176,15 @@ def load_replies(path: str | Path) -> tuple[dict[str, dict[str, Any]], list[int]
 # --- aggregation --------------------------------------------------------------------------
 
 
+def _half_up(value: Decimal) -> Decimal:
+    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def percent_2dp(fraction: float) -> Decimal:
+    """A fraction as a percentage with two decimals, halves rounded up (as printed in papers)."""
+    return _half_up(Decimal(repr(round(100 * fraction, 9))))
+
+
 def _block(scores: list[ItemScore]) -> dict[str, Any]:
     n = len(scores)
     correct = sum(s.correct for s in scores)
@@ -195,8 +206,12 @@ class Scoreboard:
         for dim, tasks in DIMENSIONS.items():
             accs = [subtasks[t]["accuracy"] for t in tasks if subtasks[t]["items"]]
             members = [s for t in tasks for s in by_task[t]]
+            # Table 2 averages the subtask percentages as printed (two decimals); the exact
+            # mean can differ in the last digit (o3's procedural mean: 55.07 vs 55.08)
+            rounded = [percent_2dp(a) for a in accs]
             dimensions[dim] = {
                 "accuracy": sum(accs) / len(accs) if accs else None,
+                "table2_pct": float(_half_up(sum(rounded) / len(rounded))) if rounded else None,
                 "subtasks": list(tasks),
                 "items": len(members),
                 "correct": sum(s.correct for s in members),
