@@ -120,7 +120,7 @@ def test_warnings_for_odd_but_loadable_items(tmp_path):
 
 
 def test_summary_command(tmp_path, capsys):
-    data, images, items = make_visualtrans(tmp_path)
+    data, images, _ = make_visualtrans(tmp_path)
     assert main(["visualtrans", "summary", str(data), "--images", str(images)]) == 0
     out = capsys.readouterr().out
     assert "11 items, 10 distinct" in out and "missing images: 0" in out

@@ -151,7 +151,7 @@ def test_dimension_mean_follows_the_printed_percentages():
 
 
 def test_missing_and_failed_items_count_wrong_and_are_listed(tmp_path):
-    data, _, items = make_visualtrans(tmp_path)
+    data, _, _ = make_visualtrans(tmp_path)
     ds = load_dataset(data)
     records = {}
     for it in ds.unique_items():
