@@ -52,7 +52,8 @@ class ChatServer:
         self.default_reply = default_reply
         self.sleep_s = sleep_s  # how long "sleep" sleeps (past the client's time-out)
         self.slow_s = slow_s  # every request waits this long before answering
-        self.hold_for = hold_for  # hold requests until this many are in flight (or hold_max_s)
+        # hold the first `hold_for` requests until that many are in flight (at most hold_max_s)
+        self.hold_for = hold_for
         self.hold_max_s = hold_max_s
         self.requests: list[Recorded] = []
         self.attempts: dict[str | None, int] = defaultdict(int)
@@ -78,7 +79,9 @@ class ChatServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._httpd.handle_error = lambda *a: None  # a client that gave up: not our problem
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -130,7 +133,7 @@ class ChatServer:
             self.requests.append(rec)
             self.attempts[key] += 1
             attempt = self.attempts[key]
-            if self.hold_for:
+            if self.hold_for and len(self.requests) <= self.hold_for:
                 deadline = time.monotonic() + self.hold_max_s
                 while self.in_flight < self.hold_for and time.monotonic() < deadline:
                     self._lock.wait(0.05)
