@@ -58,6 +58,7 @@ class ChatServer:
         self.requests: list[Recorded] = []
         self.attempts: dict[str | None, int] = defaultdict(int)
         self.in_flight = 0
+        self._gate_open = False  # the held requests go once `hold_for` are in flight
         self.max_in_flight = 0
         self._lock = threading.Condition()
         self._httpd: ThreadingHTTPServer | None = None
@@ -135,8 +136,10 @@ class ChatServer:
             attempt = self.attempts[key]
             if self.hold_for and len(self.requests) <= self.hold_for:
                 deadline = time.monotonic() + self.hold_max_s
-                while self.in_flight < self.hold_for and time.monotonic() < deadline:
+                while not self._gate_open and time.monotonic() < deadline:
+                    self._gate_open = self.in_flight >= self.hold_for
                     self._lock.wait(0.05)
+                self._lock.notify_all()
         actions = self.script.get(key or "", [])
         action = actions[attempt - 1] if attempt <= len(actions) else "ok"
         if self.slow_s:
