@@ -36,6 +36,11 @@ def test_visualtrans_run_then_score(tmp_path, capsys):
                        "--out", results, "--concurrency", "3", "--temperature", "0",
                        "--seed", "1") == 0  # fmt: skip
     assert len(server.requests) == 10 + 1 + 2
+    for req in server.requests:
+        assert req.headers["Authorization"] == f"Bearer {KEY}"
+        assert KEY not in req.path and KEY.encode() not in req.body
+        assert not any(KEY in v for k, v in req.headers.items() if k != "Authorization")
+    assert KEY not in results.read_text() + (tmp_path / "results.runs.jsonl").read_text()
     scores = {}
     for mode in ("official", "normalized"):
         out = tmp_path / mode

@@ -8,9 +8,13 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tvr.errors import UserError
 from tvr.trance.camera import VIEWS
+
+if TYPE_CHECKING:
+    pass
 
 ENV_HELP = (
     "The endpoint, model and key come from the options or from the environment: "
