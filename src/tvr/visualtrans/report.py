@@ -121,7 +121,7 @@ def accuracy_chart(summary: dict[str, Any], path: Path, title: str = "VisualTran
             names.append(SUBTASK_LABELS[t])
             values.append(100 * (summary["subtasks"][t]["accuracy"] or 0.0))
             bar_colors.append(colors[dim])
-        names.append(f"{dim[:5].capitalize()}.\nmean")
+        names.append(f"{dim.capitalize()}\nmean")
         values.append(100 * (summary["dimensions"][dim]["accuracy"] or 0.0))
         bar_colors.append(colors[dim])
     names.append("Overall")
