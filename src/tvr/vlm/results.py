@@ -1,0 +1,108 @@
+"""The results file of a VLM run: one JSON line per request outcome, appended and read back.
+
+Each line is written with one `write` call, ending in a new line, and flushed, so a run that is
+killed leaves at most one torn last line. Reading skips torn or foreign lines (and counts them);
+when an id has several lines, the last successful one wins, else the last one. Appending to a
+file whose last line is torn first ends that line, so the next record starts on a line of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from tvr.errors import UserError
+
+
+def is_success(record: dict[str, Any]) -> bool:
+    """Whether a record holds a reply (no error and a reply string)."""
+    return record.get("error") is None and isinstance(record.get("reply"), str)
+
+
+@dataclass
+class ResultsFile:
+    """The records of a results file by id, and the numbers of the lines that could not be read."""
+
+    path: Path
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lines: int = 0
+    unreadable_lines: list[int] = field(default_factory=list)
+
+    def done_ids(self) -> set[str]:
+        return {i for i, r in self.records.items() if is_success(r)}
+
+    def failed_ids(self) -> set[str]:
+        return {i for i, r in self.records.items() if not is_success(r)}
+
+
+def read_results(
+    path: str | Path,
+    missing_ok: bool = True,
+    adopt: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+) -> ResultsFile:
+    """Read a results file; a missing file is empty unless `missing_ok` is False.
+
+    `adopt`, if given, may turn a line without an `id` (another tool's format) into a record.
+    """
+    path = Path(path)
+    out = ResultsFile(path)
+    if not path.exists():
+        if missing_ok:
+            return out
+        raise UserError(f"{path}: no such file")
+    if not path.is_file():
+        raise UserError(f"{path}: not a file")
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            out.lines += 1
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                out.unreadable_lines.append(lineno)
+                continue
+            if isinstance(record, dict) and "id" not in record and adopt is not None:
+                record = adopt(record)
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                out.unreadable_lines.append(lineno)
+                continue
+            previous = out.records.get(record["id"])
+            if previous is None or is_success(record) or not is_success(previous):
+                out.records[record["id"]] = record
+    return out
+
+
+class ResultsWriter:
+    """Appends records to a results file, one flushed line each."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._file: IO[str] | None = None
+
+    def __enter__(self) -> ResultsWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
+        if self.path.exists() and self.path.stat().st_size > 0:
+            with self.path.open("rb") as f:
+                f.seek(-1, os.SEEK_END)
+                torn = f.read(1) != b"\n"
+        self._file = self.path.open("a", encoding="utf-8")
+        if torn:
+            self._file.write("\n")
+            self._file.flush()
+        return self
+
+    def write(self, record: dict[str, Any]) -> None:
+        assert self._file is not None, "use ResultsWriter as a context manager"
+        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

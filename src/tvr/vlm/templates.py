@@ -1,0 +1,72 @@
+"""Prompt templates: plain text files with `$name` placeholders, shipped ones or the user's own.
+
+The shipped templates live in `tvr/vlm/prompts/` (`visualtrans.txt`, `trance.txt`). A template
+is filled with Python's `string.Template`: `$question` or `${question}` is replaced by the item's
+field, `$$` is a literal dollar sign, and braces need no escaping (JSON examples stay readable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from tvr.errors import UserError
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A template's text and where it came from."""
+
+    source: str
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    @property
+    def placeholders(self) -> set[str]:
+        return {
+            named or braced
+            for _, named, braced, _ in Template.pattern.findall(self.text)
+            if named or braced
+        }
+
+    def check_fields(self, available: set[str]) -> None:
+        """UserError if the template names a placeholder the task does not provide."""
+        unknown = sorted(self.placeholders - available)
+        if unknown:
+            raise UserError(
+                f"prompt {self.source}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; "
+                f"this task provides {', '.join('$' + a for a in sorted(available))}"
+            )
+
+    def render(self, fields: dict[str, str]) -> str:
+        try:
+            return Template(self.text).substitute(fields)
+        except (KeyError, ValueError) as err:
+            raise UserError(f"prompt {self.source}: cannot fill the template ({err})") from None
+
+
+def shipped_template(name: str) -> PromptTemplate:
+    """A template shipped with tvr, by file name (e.g. `visualtrans.txt`)."""
+    ref = resources.files("tvr.vlm").joinpath("prompts", name)
+    if not ref.is_file():
+        raise UserError(f"no shipped prompt template {name!r}")
+    return PromptTemplate(f"tvr/vlm/prompts/{name}", ref.read_text(encoding="utf-8"))
+
+
+def load_template(path: str | Path | None, default_name: str) -> PromptTemplate:
+    """The user's template file if `path` is given, else the shipped `default_name`."""
+    if path is None:
+        return shipped_template(default_name)
+    path = Path(path)
+    try:
+        return PromptTemplate(str(path), path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such prompt template") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: the prompt template is not UTF-8 text") from None
