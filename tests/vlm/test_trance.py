@@ -96,7 +96,7 @@ def test_user_template_with_an_unknown_placeholder_is_refused(tmp_path):
 
 def test_bad_samples_file_names_line_and_field(tmp_path):
     path = tmp_path / "samples.jsonl"
-    path.write_text('{"id": "a", "objects": [], "steps": [], "final": []}\n', encoding="utf-8")
+    path.write_text('{"format": "tvr.trance.sample/1", "id": "a", "objects": [], "steps": [], "final": []}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"line 1, field 'objects'"):
         TranceTask(path, tmp_path)
     with pytest.raises(UserError, match="setting"):

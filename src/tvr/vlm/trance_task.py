@@ -24,7 +24,9 @@ from typing import Any
 from tvr.errors import InputError, UserError
 from tvr.trance import vocab
 from tvr.trance.camera import VIEW_NAMES, VIEWS
+from tvr.trance.metrics import max_steps_for
 from tvr.trance.sample import Sample, image_name
+from tvr.trance.samples_io import read_samples
 from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
@@ -32,40 +34,9 @@ SETTINGS = ("basic", "event", "view")
 EXCERPT_CHARS = 200
 
 
-def max_steps_for(setting: str) -> int:
-    return 1 if setting == "basic" else vocab.MAX_STEPS
-
-
 def read_sample_lines(path: str | Path) -> list[Sample]:
-    """The samples of a `samples.jsonl` file; InputError names the line and field."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    samples = []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(path, lineno, None, f"not valid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise InputError(path, lineno, None, "expected a JSON object (one sample)")
-            objects = record.get("objects")
-            if not isinstance(objects, list) or len(objects) != vocab.NUM_OBJECTS:
-                raise InputError(path, lineno, "objects", f"expected {vocab.NUM_OBJECTS} objects")
-            for k, o in enumerate(objects):
-                missing = [key for key in ("shape", "size", "color", "material", "position")
-                           if not isinstance(o, dict) or key not in o]  # fmt: skip
-                if missing:
-                    raise InputError(path, lineno, f"objects[{k}]", f"missing {', '.join(missing)}")
-            try:
-                samples.append(Sample.from_dict(record))
-            except KeyError as err:
-                raise InputError(path, lineno, str(err.args[0]), "missing or unknown") from None
-            except (TypeError, ValueError) as err:
-                raise InputError(path, lineno, None, str(err)) from None
+    """The samples of a `samples.jsonl` file (InputError names the line and field)."""
+    samples = read_samples(path)
     if not samples:
         raise InputError(path, None, None, "no samples")
     return samples
