@@ -1,0 +1,5 @@
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("torchvision")
+pytest.importorskip("lightning")
