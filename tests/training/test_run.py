@@ -3,15 +3,18 @@
 import csv
 import json
 
+import numpy as np
 import pytest
 import torch
 from lightning.pytorch.callbacks import Callback
 
+from tvr.training.batch import collate
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset, synthetic_split_records
 from tvr.training.run import train
+from tvr.training.scoring import basic_scores, event_scores
 from tvr.training.synthetic import write_synthetic_samples
-from tvr.trance.vocab import VALUE_INDEX
+from tvr.trance.vocab import VALUE_INDEX, VALUES
 
 SIZES = {"train": 48, "val": 16, "test": 16}
 
@@ -66,33 +69,66 @@ def test_two_epoch_run_writes_everything(tmp_path, setting):
             assert p["view"] in ("L", "C", "R")
 
 
-def test_predictions_are_scored_by_tvr_evaluate(tmp_path):
-    """`tvr train` -> predictions.jsonl -> `tvr evaluate` without glue code."""
+def _pred_arrays(preds):
+    objs = np.full((len(preds), 4), -1)
+    values = np.full((len(preds), 4), 33)
+    for i, p in enumerate(preds):
+        for k, st in enumerate(p["steps"]):
+            objs[i, k], values[i, k] = st["obj"], VALUE_INDEX[st["value"]]
+    return objs, values
+
+
+@pytest.mark.parametrize("setting", ["event", "basic", "view"])
+def test_predictions_are_scored_by_tvr_evaluate(tmp_path, setting):
+    """`train` -> predictions.jsonl -> `tvr evaluate` without glue code, and the evaluator
+    agrees with the validation scoring; the references themselves score Acc 1."""
     pytest.importorskip("tvr.trance.evaluate")
     from tvr.cli import main
 
-    cfg = _config(tmp_path)
+    cfg = _config(tmp_path, setting=setting)
     run_dir = train(cfg)
-    samples = write_synthetic_samples(
-        tmp_path / "samples.jsonl", synthetic_split_records(cfg, "test")
-    )
-    out = tmp_path / "eval"
-    rc = main(
-        [
-            "evaluate",
-            "--samples",
-            str(samples),
-            "--predictions",
-            str(run_dir / "predictions.jsonl"),
-            "--setting",
-            "event",
-            "--out",
-            str(out),
-        ]
-    )
-    assert rc == 0
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary  # scored
+    records = synthetic_split_records(cfg, "test")
+    samples = write_synthetic_samples(tmp_path / "samples.jsonl", records)
+
+    def evaluate(pred_path, out):
+        args = ["evaluate", "--samples", str(samples), "--predictions", str(pred_path)]
+        assert main([*args, "--setting", setting, "--out", str(out)]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["predicted"] == summary["samples"] == len(records)
+        assert summary["missing"] == summary["invalid"] == 0
+        return summary["metrics"]
+
+    pred_path = run_dir / "predictions.jsonl"
+    metrics = evaluate(pred_path, tmp_path / "eval")
+    preds = [json.loads(line) for line in pred_path.read_text().splitlines()]
+    objs, values = _pred_arrays(preds)
+    batch = collate(make_dataset(cfg, "test").examples)
+    if setting == "basic":
+        mine = basic_scores(
+            objs[:, 0], values[:, 0], batch["obj_target"][:, 0].numpy(), batch["options"].numpy()
+        )
+        assert metrics["Acc"] == pytest.approx(mine.correct.mean())
+        assert metrics["ObjAcc"] == pytest.approx(mine.obj.mean())
+    else:
+        mine = event_scores(
+            batch["init_state"].numpy(),
+            batch["final_state"].numpy(),
+            objs,
+            values,
+            batch["num_steps"].numpy(),
+        )
+        assert metrics["Acc"] == pytest.approx(mine.correct.mean())
+        assert metrics["AD"] == pytest.approx(mine.distance.mean())
+        assert metrics["AND"] == pytest.approx(mine.norm_distance.mean())
+
+    reference = tmp_path / "reference.jsonl"
+    with reference.open("w") as f:
+        for r in records:
+            rec = {"id": r.id, "steps": [{"obj": o, "value": VALUES[v]} for o, v in r.steps]}
+            if setting == "view":
+                rec["view"] = r.view
+            f.write(json.dumps(rec) + "\n")
+    assert evaluate(reference, tmp_path / "eval-ref")["Acc"] == 1.0
 
 
 class _Kill(Callback):
@@ -145,3 +181,9 @@ def test_reinforce_fine_tuning_run(tmp_path):
     # the fine-tuned model starts from the base weights
     ckpt = torch.load(base / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
     assert any(k.startswith("model.") for k in ckpt["state_dict"])
+
+
+def test_mixed_precision_run_on_cpu(tmp_path):
+    """The autocast code paths (used on GPUs) run end to end; bf16 works on CPUs too."""
+    run_dir = train(_config(tmp_path, model="cnn+-t", precision="bf16-mixed", epochs=1))
+    assert (run_dir / "predictions.jsonl").exists()

@@ -164,7 +164,7 @@ class SyntheticRecord:
     final: np.ndarray
     steps: list[tuple[int, int]]
     options: list[int]
-    view: str
+    view: str | None  # the final view in View, None otherwise
 
 
 def synthetic_records(n: int, setting: str = "event", seed: int = 0) -> list[SyntheticRecord]:
@@ -180,7 +180,7 @@ def synthetic_records(n: int, setting: str = "event", seed: int = 0) -> list[Syn
         objs = np.array([[o for o, _ in steps]])
         vals = np.array([[v for _, v in steps]])
         final = world.apply_steps_batch(state[None], objs, vals).final[0]
-        view = VIEWS[int(rng.integers(3))] if setting == "view" else "C"
+        view = VIEWS[int(rng.integers(3))] if setting == "view" else None
         sid = f"synth-{seed}-{len(out):06d}"
         out.append(
             SyntheticRecord(sid, state, final, steps, first_step_options(state, *steps[0]), view)
@@ -196,12 +196,12 @@ def make_synthetic_examples(
         make_example(
             r.id,
             draw(r.init, image_size, "C"),
-            draw(r.final, image_size, r.view),
+            draw(r.final, image_size, r.view or "C"),
             r.init,
             r.final,
             r.steps,
             r.options,
-            r.view,
+            r.view or "C",
         )
         for r in synthetic_records(n, setting, seed)
     ]
@@ -228,7 +228,7 @@ def to_sample(record: SyntheticRecord) -> Sample:
             steps.append(Step(o, v))
         cur = new
     rotations = [0.0] * vocab.NUM_OBJECTS
-    extra = {"view": record.view} if record.view != "C" else {}
+    extra = {"view": record.view} if record.view else {}
     return Sample(
         id=record.id,
         objects=array_to_objects(record.init, rotations),
