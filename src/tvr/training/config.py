@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvr.models.registry import parse_model_name
+
 RL_VARIANTS = ("reinforce", "paper")
 RL_BASELINES = ("mean", "greedy", "none")
 
@@ -50,6 +52,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         self.image_size = (int(self.image_size[0]), int(self.image_size[1]))
+        parse_model_name(self.model)  # ValueError listing the known names
         if self.setting not in ("basic", "event", "view"):
             raise ValueError(f"unknown setting {self.setting!r}")
         if self.rl_variant not in RL_VARIANTS:

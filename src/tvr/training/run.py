@@ -116,6 +116,7 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         enable_progress_bar=False,
         enable_model_summary=False,
         num_sanity_val_steps=0,
+        benchmark=True,  # fixed image size: let cuDNN pick its fastest kernels
     )
     trainer.fit(module, datamodule=TranceData(config), ckpt_path=resume_from)
     if trainer.is_global_zero:
