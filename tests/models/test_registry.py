@@ -1,3 +1,5 @@
+"""Model names: canonical names, the paper's spellings, helpful errors."""
+
 import pytest
 
 from tvr.models import ALL_MODELS, PAPER_MODELS, parse_model_name

@@ -1,3 +1,5 @@
+"""Training tests need torch, torchvision and lightning (the train extra); skipped without them."""
+
 import pytest
 
 pytest.importorskip("torch")

@@ -1,3 +1,5 @@
+"""The shared random translation of image pairs."""
+
 import torch
 
 from tvr.training.augment import random_translate

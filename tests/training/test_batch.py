@@ -1,3 +1,5 @@
+"""The batch contract: target layout and the collated tensors' shapes and types."""
+
 import numpy as np
 import pytest
 import torch

@@ -1,3 +1,5 @@
+"""Validation scores and rewards through the simulator."""
+
 import numpy as np
 import pytest
 

@@ -1,3 +1,5 @@
+"""The synthetic test set: valid states, steps correct by simulation, options, drawings."""
+
 import numpy as np
 
 from tvr.training.batch import collate
