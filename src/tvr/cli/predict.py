@@ -1,0 +1,49 @@
+"""`tvr predict`: greedy predictions of a trained checkpoint, in the format `tvr evaluate` reads."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tvr.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "predict",
+        help="write predictions.jsonl of a trained model",
+        description="Decode greedily with a checkpoint written by `tvr train` and write one JSON "
+        'line per sample: {"id", "steps": [{"obj", "value"}]} (View adds "view").',
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--run", type=Path, help="run folder of `tvr train` (its best checkpoint)")
+    src.add_argument("--checkpoint", type=Path, help="a checkpoint file")
+    p.add_argument("--split", help="split to predict (default: the run's predict_split, else val)")
+    p.add_argument("--data", help="dataset source, to predict other data than the run's")
+    p.add_argument("--data-root", help="where that source reads from")
+    p.add_argument("--out", type=Path, help="output file (default RUN/predictions.jsonl)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from tvr.training.predictions import load_model, write_predictions
+    except ImportError as err:
+        raise UserError(
+            f"prediction needs the train extra (pip install 'tvr[train]'): {err}"
+        ) from None
+    ckpt = args.checkpoint or args.run / "checkpoints" / "best.ckpt"
+    if not Path(ckpt).is_file():
+        raise UserError(f"{ckpt}: no such checkpoint")
+    out = args.out or (args.run / "predictions.jsonl" if args.run else Path("predictions.jsonl"))
+    _, config = load_model(ckpt)
+    if args.data:
+        config.data = args.data
+    if args.data_root:
+        config.data_root = args.data_root
+    try:
+        path = write_predictions(ckpt, out, args.split, config)
+    except ValueError as err:
+        raise UserError(str(err)) from None
+    print(f"wrote {path}")
+    return 0

@@ -1,0 +1,140 @@
+"""The batch contract between dataset loaders and the training code, and the collate function.
+
+A dataset yields one `Example` per sample (numpy arrays, no batch axis); `collate` stacks them
+into a `Batch` of tensors. Loaders of any data source (the TRANCE store, the public release, the
+synthetic set of the tests) only have to produce `Example`s; `make_example` builds one from the
+symbolic states, the reference steps and the two images so that the targets are always laid
+out the same way.
+
+Fields of a `Batch` (B samples):
+
+- `init_image`, `final_image`: (B, 3, H, W) float32 in [0, 1] (the papers train at 120 x 160);
+  for View, `final_image` is the image of the sample's final view.
+- `objects`: (B, 10, 19) float32, `tvr.trance.features.object_vectors` of the initial state.
+- `init_state`, `final_state`: (B, 10, 6) int64, the symbolic states (`tvr.trance.world`).
+- `obj_target`, `value_target`: (B, 5) int64: the reference steps, then the end token
+  (object 10, value 33), then IGNORE (-100) up to length 5.
+- `options`: (B, 33) bool, the accepted values of the first step (Basic: an "out" move accepts
+  every position value that lands the object on a valid invisible spot); the reference value
+  alone otherwise.
+- `num_steps`: (B,) int64, the number of reference steps (for the normalized distance).
+- `view`: (B,) int64, 0 = L, 1 = C, 2 = R (1 outside View).
+- `id`: list of B sample ids (str).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+import numpy as np
+import torch
+
+from tvr.trance.features import object_vectors
+from tvr.trance.vocab import MAX_STEPS, NUM_OBJECTS, NUM_VALUES
+
+OBJ_END = NUM_OBJECTS  # 10
+VALUE_END = NUM_VALUES  # 33
+IGNORE = -100
+TARGET_LENGTH = MAX_STEPS + 1
+VIEWS = ("L", "C", "R")
+VIEW_INDEX = {v: i for i, v in enumerate(VIEWS)}
+
+
+class Batch(TypedDict):
+    init_image: torch.Tensor
+    final_image: torch.Tensor
+    objects: torch.Tensor
+    init_state: torch.Tensor
+    final_state: torch.Tensor
+    obj_target: torch.Tensor
+    value_target: torch.Tensor
+    options: torch.Tensor
+    num_steps: torch.Tensor
+    view: torch.Tensor
+    id: list[str]
+
+
+TENSOR_KEYS = (
+    "init_image",
+    "final_image",
+    "objects",
+    "init_state",
+    "final_state",
+    "obj_target",
+    "value_target",
+    "options",
+    "num_steps",
+    "view",
+)
+
+
+def targets(steps: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(obj_target, value_target), each (5,) int64, of a list of (object, value) steps."""
+    if len(steps) > MAX_STEPS:
+        raise ValueError(f"{len(steps)} steps: at most {MAX_STEPS} are supported")
+    obj = np.full(TARGET_LENGTH, IGNORE, dtype=np.int64)
+    val = np.full(TARGET_LENGTH, IGNORE, dtype=np.int64)
+    for i, (o, v) in enumerate(steps):
+        obj[i], val[i] = o, v
+    obj[len(steps)], val[len(steps)] = OBJ_END, VALUE_END
+    return obj, val
+
+
+def make_example(
+    sample_id: str,
+    init_image: np.ndarray,
+    final_image: np.ndarray,
+    init_state: np.ndarray,
+    final_state: np.ndarray,
+    steps: Sequence[tuple[int, int]],
+    first_options: Sequence[int] = (),
+    view: str = "C",
+) -> dict[str, Any]:
+    """One example of the contract: images (3, H, W) float in [0, 1] (uint8 (H, W, 3) is
+    converted), states (10, 6), steps as (object, value) indices, the first step's accepted
+    values (empty: the reference value alone), and the view letter."""
+    obj_t, val_t = targets(steps)
+    options = np.zeros(NUM_VALUES, dtype=bool)
+    if steps:
+        options[list(first_options) or [steps[0][1]]] = True
+    return {
+        "init_image": _image(init_image),
+        "final_image": _image(final_image),
+        "objects": object_vectors(init_state),
+        "init_state": np.asarray(init_state, dtype=np.int64),
+        "final_state": np.asarray(final_state, dtype=np.int64),
+        "obj_target": obj_t,
+        "value_target": val_t,
+        "options": options,
+        "num_steps": np.int64(len(steps)),
+        "view": np.int64(VIEW_INDEX[view]),
+        "id": str(sample_id),
+    }
+
+
+def _image(img: np.ndarray) -> np.ndarray:
+    img = np.asarray(img)
+    if img.dtype == np.uint8:
+        img = img.astype(np.float32) / 255.0
+        if img.ndim == 3 and img.shape[-1] == 3:
+            img = img.transpose(2, 0, 1)
+    return np.ascontiguousarray(img, dtype=np.float32)
+
+
+def collate(examples: Sequence[dict[str, Any]]) -> Batch:
+    """Stack examples into a Batch (the DataLoader's collate_fn)."""
+    out: dict[str, Any] = {
+        k: torch.from_numpy(np.stack([np.asarray(e[k]) for e in examples])) for k in TENSOR_KEYS
+    }
+    out["id"] = [str(e["id"]) for e in examples]
+    return Batch(**out)
+
+
+def to_device(batch: Batch, device: torch.device | str) -> Batch:
+    return Batch(
+        **{
+            k: (v.to(device, non_blocking=True) if torch.is_tensor(v) else v)
+            for k, v in batch.items()
+        }
+    )

@@ -1,0 +1,65 @@
+"""Dataset sources for training, by name: each makes a torch Dataset of batch-contract examples.
+
+A source is a function `(config, split) -> Dataset | None` (None: the split does not exist);
+its items are dicts as made by `tvr.training.batch.make_example`, batched by
+`tvr.training.batch.collate`. "synthetic" is built in; the loaders of the TRANCE store register
+themselves with `register_dataset`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from torch.utils.data import Dataset
+
+from tvr.training.config import TrainConfig
+from tvr.training.synthetic import make_synthetic_examples, synthetic_records
+
+DatasetSource = Callable[[TrainConfig, str], "Dataset | None"]
+_SOURCES: dict[str, DatasetSource] = {}
+_SPLIT_SEED = {"train": 0, "val": 1, "test": 2}
+
+
+class ListDataset(Dataset):
+    """A dataset over a list of ready examples."""
+
+    def __init__(self, examples: list[dict[str, Any]]) -> None:
+        self.examples = examples
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        return self.examples[i]
+
+
+def register_dataset(name: str, source: DatasetSource) -> None:
+    _SOURCES[name] = source
+
+
+def make_dataset(config: TrainConfig, split: str) -> Dataset | None:
+    if config.data not in _SOURCES:
+        raise ValueError(f"unknown dataset source {config.data!r}: known: {sorted(_SOURCES)}")
+    return _SOURCES[config.data](config, split)
+
+
+def synthetic_split(config: TrainConfig, split: str) -> tuple[int, int]:
+    """(size, seed) of a split of the synthetic source; size 0 when it has no such split."""
+    return config.synthetic_sizes.get(split, 0), config.seed * 10 + _SPLIT_SEED.get(split, 3)
+
+
+def synthetic_split_records(config: TrainConfig, split: str):
+    """The symbolic records of a synthetic split (to write its samples.jsonl)."""
+    n, seed = synthetic_split(config, split)
+    return synthetic_records(n, config.setting, seed)
+
+
+def _synthetic(config: TrainConfig, split: str) -> Dataset | None:
+    n, seed = synthetic_split(config, split)
+    if n <= 0:
+        return None
+    return ListDataset(make_synthetic_examples(n, config.setting, config.image_size, seed))
+
+
+register_dataset("synthetic", _synthetic)

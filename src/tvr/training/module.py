@@ -1,0 +1,140 @@
+"""The Lightning side of training: the LightningModule (supervised or REINFORCE) and the data.
+
+`TranceModule` trains a TranceNet model by teacher forcing on Eq. 7 or fine-tunes it with
+REINFORCE, augments the image pairs with one shared random translation, and validates by greedy
+decoding scored through the simulator (`val/acc` is the metric the best checkpoint is chosen by).
+Adam at the configured lr, divided by 10 at `drop_epoch`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lightning as L
+import torch
+from torch.utils.data import DataLoader
+from torchmetrics import MeanMetric
+
+from tvr.models import build_model
+from tvr.training.augment import random_translate
+from tvr.training.batch import Batch, collate
+from tvr.training.config import TrainConfig
+from tvr.training.data import make_dataset
+from tvr.training.losses import paper_loss, policy_gradient_loss, supervised_loss
+from tvr.training.scoring import basic_scores, event_scores
+
+EVENT_METRICS = ("acc", "lacc", "ad", "and")
+BASIC_METRICS = ("acc", "obj_acc", "attr_acc", "val_acc")
+
+
+def score_decoded(
+    config: TrainConfig, batch: Batch, objs: torch.Tensor, values: torch.Tensor
+) -> dict[str, Any]:
+    """Per-sample validation metrics (numpy arrays) of decoded steps."""
+    if config.setting == "basic":
+        s = basic_scores(
+            objs[:, 0].cpu().numpy(),
+            values[:, 0].cpu().numpy(),
+            batch["obj_target"][:, 0].cpu().numpy(),
+            batch["options"].cpu().numpy(),
+        )
+        return {"acc": s.correct, "obj_acc": s.obj, "attr_acc": s.attr, "val_acc": s.value}
+    s = event_scores(
+        batch["init_state"].cpu().numpy(),
+        batch["final_state"].cpu().numpy(),
+        objs.cpu().numpy(),
+        values.cpu().numpy(),
+        batch["num_steps"].cpu().numpy(),
+    )
+    return {"acc": s.correct, "lacc": s.loose, "ad": s.distance, "and": s.norm_distance}
+
+
+class TranceModule(L.LightningModule):
+    def __init__(self, config: dict[str, Any]) -> None:
+        super().__init__()
+        self.save_hyperparameters({"config": config})
+        self.config = TrainConfig.from_dict(config)
+        self.model = build_model(self.config.model, self.config.setting, self.config.image_size)
+        names = BASIC_METRICS if self.config.setting == "basic" else EVENT_METRICS
+        self.val_metrics = torch.nn.ModuleDict({n: MeanMetric() for n in names})
+
+    def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
+        cfg = self.config
+        bsz = batch["objects"].shape[0]
+        init, final = random_translate(batch["init_image"], batch["final_image"], cfg.translate)
+        if cfg.reinforce:
+            if cfg.rl_variant == "paper":
+                out = paper_loss(self.model, batch, init, final, cfg.reward)
+            else:
+                out = policy_gradient_loss(
+                    self.model, batch, init, final, cfg.reward, cfg.rl_samples, cfg.rl_baseline
+                )
+            self.log("train/reward", out.reward, on_step=True, on_epoch=True, batch_size=bsz)
+            self.log("train/sample_acc", out.acc, on_step=False, on_epoch=True, batch_size=bsz)
+            loss = out.loss
+        else:
+            d = supervised_loss(self.model, batch, init, final)
+            self.log("train/obj_loss", d["obj_loss"], on_step=False, on_epoch=True, batch_size=bsz)
+            self.log(
+                "train/value_loss", d["value_loss"], on_step=False, on_epoch=True, batch_size=bsz
+            )
+            loss = d["loss"]
+        self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=bsz)
+        return loss
+
+    def validation_step(self, batch: Batch, batch_idx: int) -> None:
+        bsz = batch["objects"].shape[0]
+        d = supervised_loss(self.model, batch, batch["init_image"], batch["final_image"])
+        self.log("val/loss", d["loss"], on_epoch=True, sync_dist=True, batch_size=bsz)
+        decoded = self.model.decode(batch["init_image"], batch["final_image"], batch["objects"])
+        for name, values in score_decoded(self.config, batch, decoded.objs, decoded.values).items():
+            metric = self.val_metrics[name]
+            metric.update(torch.as_tensor(values, dtype=torch.float32, device=self.device))
+            self.log(f"val/{name}", metric, on_step=False, on_epoch=True, prog_bar=name == "acc")
+
+    def configure_optimizers(self) -> dict[str, Any]:
+        opt = torch.optim.Adam(self.model.parameters(), lr=self.config.lr)
+        sched = torch.optim.lr_scheduler.MultiStepLR(
+            opt, milestones=[self.config.drop_epoch], gamma=self.config.lr_drop_factor
+        )
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
+
+
+class TranceData(L.LightningDataModule):
+    """Train and validation loaders of the configured source; `batch_size` is split over devices."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.train_set = self.val_set = None
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train_set is None:
+            self.train_set = make_dataset(self.config, "train")
+            self.val_set = make_dataset(self.config, "val")
+            if self.train_set is None or self.val_set is None:
+                raise ValueError(f"dataset source {self.config.data!r} lacks a train or val split")
+
+    def _loader(self, dataset, shuffle: bool) -> DataLoader:
+        world = self.trainer.world_size if self.trainer is not None else 1
+        return make_loader(
+            dataset, self.config, max(1, self.config.batch_size // max(world, 1)), shuffle
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.train_set, True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.val_set, False)
+
+
+def make_loader(dataset, config: TrainConfig, batch_size: int, shuffle: bool) -> DataLoader:
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        shuffle=shuffle,
+        num_workers=config.num_workers,
+        collate_fn=collate,
+        pin_memory=torch.cuda.is_available(),
+        persistent_workers=config.num_workers > 0,
+    )

@@ -1,0 +1,189 @@
+"""A whole run: train two epochs on a tiny synthetic set, then predictions; resume; REINFORCE."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import torch
+from lightning.pytorch.callbacks import Callback
+
+from tvr.training.batch import collate
+from tvr.training.config import TrainConfig
+from tvr.training.data import make_dataset, synthetic_split_records
+from tvr.training.run import train
+from tvr.training.scoring import basic_scores, event_scores
+from tvr.training.synthetic import write_synthetic_samples
+from tvr.trance.vocab import VALUE_INDEX, VALUES
+
+SIZES = {"train": 48, "val": 16, "test": 16}
+
+
+def _config(tmp_path, **kw):
+    base = dict(
+        model="cnn+-g",
+        setting="event",
+        image_size=(30, 40),
+        synthetic_sizes=SIZES,
+        epochs=2,
+        batch_size=16,
+        output_dir=str(tmp_path),
+        run_name="run",
+        log_every_n_steps=1,
+    )
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def _read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("setting", ["event", "basic", "view"])
+def test_two_epoch_run_writes_everything(tmp_path, setting):
+    cfg = _config(tmp_path, setting=setting)
+    run_dir = train(cfg)
+    assert TrainConfig.load(run_dir / "config.json") == cfg
+    rows = _read_csv(run_dir / "metrics.csv")
+    assert [int(r["epoch"]) for r in rows] == [0, 1]
+    assert {"train/loss", "val/acc", "val/loss", "lr"} <= set(rows[0])
+    assert float(rows[0]["lr"]) == pytest.approx(1e-3) and float(rows[1]["lr"]) == pytest.approx(
+        1e-4
+    )
+    assert (run_dir / "checkpoints" / "best.ckpt").exists()
+    assert (run_dir / "checkpoints" / "last.ckpt").exists()
+    assert any((run_dir / "tensorboard").glob("events.out.tfevents.*"))
+
+    preds = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    test_ids = [e["id"] for e in make_dataset(cfg, "test").examples]
+    assert [p["id"] for p in preds] == test_ids
+    for p in preds:
+        assert len(p["steps"]) <= 4
+        if setting == "basic":
+            assert len(p["steps"]) == 1
+        for s in p["steps"]:
+            assert 0 <= s["obj"] < 10 and s["value"] in VALUE_INDEX
+        assert ("view" in p) == (setting == "view")
+        if setting == "view":
+            assert p["view"] in ("L", "C", "R")
+
+
+def _pred_arrays(preds):
+    objs = np.full((len(preds), 4), -1)
+    values = np.full((len(preds), 4), 33)
+    for i, p in enumerate(preds):
+        for k, st in enumerate(p["steps"]):
+            objs[i, k], values[i, k] = st["obj"], VALUE_INDEX[st["value"]]
+    return objs, values
+
+
+@pytest.mark.parametrize("setting", ["event", "basic", "view"])
+def test_predictions_are_scored_by_tvr_evaluate(tmp_path, setting):
+    """`train` -> predictions.jsonl -> `tvr evaluate` without glue code, and the evaluator
+    agrees with the validation scoring; the references themselves score Acc 1."""
+    pytest.importorskip("tvr.trance.evaluate")
+    from tvr.cli import main
+
+    cfg = _config(tmp_path, setting=setting)
+    run_dir = train(cfg)
+    records = synthetic_split_records(cfg, "test")
+    samples = write_synthetic_samples(tmp_path / "samples.jsonl", records)
+
+    def evaluate(pred_path, out):
+        args = ["evaluate", "--samples", str(samples), "--predictions", str(pred_path)]
+        assert main([*args, "--setting", setting, "--out", str(out)]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["predicted"] == summary["samples"] == len(records)
+        assert summary["missing"] == summary["invalid"] == 0
+        return summary["metrics"]
+
+    pred_path = run_dir / "predictions.jsonl"
+    metrics = evaluate(pred_path, tmp_path / "eval")
+    preds = [json.loads(line) for line in pred_path.read_text().splitlines()]
+    objs, values = _pred_arrays(preds)
+    batch = collate(make_dataset(cfg, "test").examples)
+    if setting == "basic":
+        mine = basic_scores(
+            objs[:, 0], values[:, 0], batch["obj_target"][:, 0].numpy(), batch["options"].numpy()
+        )
+        assert metrics["Acc"] == pytest.approx(mine.correct.mean())
+        assert metrics["ObjAcc"] == pytest.approx(mine.obj.mean())
+    else:
+        mine = event_scores(
+            batch["init_state"].numpy(),
+            batch["final_state"].numpy(),
+            objs,
+            values,
+            batch["num_steps"].numpy(),
+        )
+        assert metrics["Acc"] == pytest.approx(mine.correct.mean())
+        assert metrics["AD"] == pytest.approx(mine.distance.mean())
+        assert metrics["AND"] == pytest.approx(mine.norm_distance.mean())
+
+    reference = tmp_path / "reference.jsonl"
+    with reference.open("w") as f:
+        for r in records:
+            rec = {"id": r.id, "steps": [{"obj": o, "value": VALUES[v]} for o, v in r.steps]}
+            if setting == "view":
+                rec["view"] = r.view
+            f.write(json.dumps(rec) + "\n")
+    assert evaluate(reference, tmp_path / "eval-ref")["Acc"] == 1.0
+
+
+class _Kill(Callback):
+    def on_train_epoch_start(self, trainer, pl_module):
+        if trainer.current_epoch == 1:
+            raise RuntimeError("killed")
+
+
+class _StartEpoch(Callback):
+    def __init__(self):
+        self.epochs = []
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        self.epochs.append(trainer.current_epoch)
+
+
+def test_killed_run_resumes_from_last_checkpoint(tmp_path):
+    cfg = _config(tmp_path, epochs=3)
+    with pytest.raises(RuntimeError, match="killed"):
+        train(cfg, callbacks=[_Kill()])
+    run_dir = cfg.run_dir
+    assert (run_dir / "checkpoints" / "last.ckpt").exists()
+    assert not (run_dir / "predictions.jsonl").exists()
+    seen = _StartEpoch()
+    train(cfg, callbacks=[seen])
+    assert seen.epochs == [1, 2], "the resumed run starts after the last finished epoch"
+    rows = _read_csv(run_dir / "metrics.csv")
+    assert [int(r["epoch"]) for r in rows] == [0, 1, 2]
+    assert (run_dir / "predictions.jsonl").exists()
+
+
+def test_reinforce_fine_tuning_run(tmp_path):
+    base = train(_config(tmp_path, model="cnn+-t", run_name="base"))
+    for variant in ("reinforce", "paper"):
+        cfg = _config(
+            tmp_path,
+            model="cnn+-t",
+            run_name=f"rl-{variant}",
+            reinforce=True,
+            reward="both",
+            rl_variant=variant,
+            epochs=1,
+            lr=1e-4,
+            init_checkpoint=str(base / "checkpoints" / "last.ckpt"),
+        )
+        run_dir = train(cfg)
+        rows = _read_csv(run_dir / "metrics.csv")
+        assert "train/reward" in rows[0]
+        assert (run_dir / "predictions.jsonl").exists()
+    # the fine-tuned model starts from the base weights
+    ckpt = torch.load(base / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
+    assert any(k.startswith("model.") for k in ckpt["state_dict"])
+
+
+def test_mixed_precision_run_on_cpu(tmp_path):
+    """The autocast code paths (used on GPUs) run end to end; bf16 works on CPUs too."""
+    run_dir = train(_config(tmp_path, model="cnn+-t", precision="bf16-mixed", epochs=1))
+    assert (run_dir / "predictions.jsonl").exists()
