@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.evaluate",
     "tvr.cli.convert",
     "tvr.cli.render",
+    "tvr.cli.train",
+    "tvr.cli.predict",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
 )
