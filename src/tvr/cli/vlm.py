@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tvr.cli._common import non_negative_int, positive_float, positive_int
 from tvr.errors import UserError
 from tvr.trance.camera import VIEWS
 
@@ -21,36 +22,6 @@ ENV_HELP = (
     "TVR_VLM_BASE_URL (or OPENAI_BASE_URL), TVR_VLM_MODEL, TVR_VLM_API_KEY (or OPENAI_API_KEY). "
     "Prefer the environment for the key: an option shows in the process list."
 )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
 
 
 def _views(text: str) -> tuple[str, ...]:
@@ -120,10 +91,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--prompt", type=Path, help="prompt template file (default: the task's shipped one)"
     )
     p.add_argument(
-        "--concurrency", type=_positive_int, default=4, help="requests in flight (default 4)"
+        "--concurrency", type=positive_int, default=4, help="requests in flight (default 4)"
     )
     p.add_argument("--temperature", type=float, help="sampling temperature (default: server's)")
-    p.add_argument("--max-tokens", type=_positive_int, help="reply token limit (default: server's)")
+    p.add_argument("--max-tokens", type=positive_int, help="reply token limit (default: server's)")
     p.add_argument(
         "--max-tokens-field",
         choices=("max_tokens", "max_completion_tokens"),
@@ -132,21 +103,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, help="sampling seed, for servers that support it")
     p.add_argument(
-        "--timeout", type=_positive_float, default=120.0, help="seconds per attempt (default 120)"
+        "--timeout", type=positive_float, default=120.0, help="seconds per attempt (default 120)"
     )
     p.add_argument(
         "--retries",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=4,
         help="retries after a 408/429/5xx, time-out or connection error (default 4)",
     )
     p.add_argument(
         "--backoff",
-        type=_positive_float,
+        type=positive_float,
         default=1.0,
         help="first retry wait in seconds, doubled each retry, capped at 60 (default 1)",
     )
-    p.add_argument("--limit", type=_positive_int, help="ask at most this many items this run")
+    p.add_argument("--limit", type=positive_int, help="ask at most this many items this run")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_command)
 
@@ -170,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_task_options(p)
     p.add_argument("--prompt", type=Path, help="prompt template file")
-    p.add_argument("--item", type=_non_negative_int, default=0, help="item number (default 0)")
+    p.add_argument("--item", type=non_negative_int, default=0, help="item number (default 0)")
     p.set_defaults(func=prompt_command)
 
 
