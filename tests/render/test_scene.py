@@ -9,7 +9,7 @@ import pytest
 
 from tvr.trance.camera import Camera
 from tvr.trance.render import meshes
-from tvr.trance.render.fixtures import random_objects, random_samples
+from tvr.trance.render.fixtures import random_samples
 from tvr.trance.render.presets import PRESETS, get_preset
 from tvr.trance.render.raster import projection_matrix, view_matrix
 from tvr.trance.render.scene import build_scene, sample_views
@@ -73,19 +73,14 @@ def test_raster_projection_is_the_shared_camera():
     assert np.allclose(np.c_[u, v], uv, atol=1e-6)
 
 
-def test_fixture_scenes_do_not_overlap():
-    rng = np.random.default_rng(3)
-    for n in (1, 5, 10):
-        objs = random_objects(rng, n)
-        pos = np.array([o["position"] for o in objs], dtype=float)
-        rad = np.array([{"large": 6, "medium": 4, "small": 2}[o["size"]] for o in objs])
-        d = np.linalg.norm(pos[:, None] - pos[None], axis=-1)
-        need = rad[:, None] + rad[None] + 1
-        np.fill_diagonal(d, np.inf)
-        assert (d >= need).all()
-        visible = np.abs(pos).max(axis=1) <= 20
-        assert visible.sum() == n
-    assert len(random_samples(2)) == 2
+def test_fixture_samples_come_from_the_sampler():
+    from tvr.trance.sample import Sample
+    from tvr.trance.samples_io import check_consistent
+
+    samples = random_samples(3, seed=2)
+    assert [s["id"] for s in samples] == ["s000000", "s000001", "s000002"]
+    for d in samples:
+        assert check_consistent(Sample.from_dict(d)) is None
 
 
 def test_presets():
