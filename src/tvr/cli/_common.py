@@ -7,34 +7,28 @@ import argparse
 from tvr.errors import UserError
 
 
-def positive_int(text: str) -> int:
+def _bounded(text: str, kind: type, above: float, inclusive: bool, wanted: str) -> int | float:
+    """Parse `text` as `kind` and check it lies above (or at, if inclusive) `above`."""
     try:
-        value = int(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+        name = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"expected {name}, got {text!r}") from None
+    if value < above or (value == above and not inclusive):
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return int(_bounded(text, int, 1, True, "a positive integer"))
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
+    return int(_bounded(text, int, 0, True, "0 or more"))
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
+    return float(_bounded(text, float, 0.0, False, "a positive number"))
 
 
 def views_option(text: str) -> tuple[str, ...]:
