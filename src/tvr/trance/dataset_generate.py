@@ -114,31 +114,59 @@ def build_shard(
     t0 = time.perf_counter()
     samples = shard_samples(config, split, shard)
     t_sample = time.perf_counter() - t0
+
+    def images_of(sample: Sample) -> list[tuple[str, np.ndarray, bytes]]:
+        out = []
+        for name, img in render_sample_images(config, renderer, sample):
+            buf = io.BytesIO()
+            Image.fromarray(img).save(buf, format="PNG", compress_level=config.png_compress_level)
+            out.append((name, img, buf.getvalue()))
+        return out
+
+    manifest = write_shard(config, split, shard, samples, images_of, dest, progress)
+    manifest["seconds"]["sample"] = round(t_sample, 4)
+    manifest["render"] = {"backend": config.backend, "preset": config.preset}
+    write_json(dest / MANIFEST_FILE, manifest)
+    return manifest
+
+
+def write_shard(
+    config: DatasetConfig,
+    split: str,
+    shard: int,
+    samples: list[Sample],
+    images_of: Callable[[Sample], list[tuple[str, np.ndarray, bytes]]],
+    dest: Path,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write a shard's files into `dest`: the PNGs and the small array of the images that
+    `images_of(sample)` gives ((name, full-size uint8 image, PNG bytes) in IMAGE_SLOTS order),
+    samples.jsonl, then manifest.json; returns the manifest."""
+    from PIL import Image
+
     (dest / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
     small_shape = (len(samples), 4, config.small_height, config.small_width, 3)
-    small = np.lib.format.open_memmap(dest / SMALL_FILE, mode="w+", dtype=np.uint8, shape=small_shape)
+    small = np.lib.format.open_memmap(
+        dest / SMALL_FILE, mode="w+", dtype=np.uint8, shape=small_shape
+    )
     files: dict[str, dict[str, Any]] = {}
-    t_render = t_write = 0.0
+    t_images = t_write = 0.0
     flt = resize_filter(config.resize_filter)
     for j, sample in enumerate(samples):
         t1 = time.perf_counter()
-        images = render_sample_images(config, renderer, sample)
+        images = images_of(sample)
         t2 = time.perf_counter()
-        for k, (name, img) in enumerate(images):
-            pil = Image.fromarray(img)
-            buf = io.BytesIO()
-            pil.save(buf, format="PNG", compress_level=config.png_compress_level)
-            data = buf.getvalue()
+        for k, (name, img, data) in enumerate(images):
             (dest / IMAGES_DIR / name).write_bytes(data)
             files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             if (config.small_width, config.small_height) == (img.shape[1], img.shape[0]):
                 small[j, k] = img
             else:
                 small[j, k] = np.asarray(
-                    pil.resize((config.small_width, config.small_height), flt)
+                    Image.fromarray(img).resize((config.small_width, config.small_height), flt)
                 )
         t_write += time.perf_counter() - t2
-        t_render += t2 - t1
+        t_images += t2 - t1
         if progress:
             progress(1)
     t3 = time.perf_counter()
@@ -172,10 +200,8 @@ def build_shard(
             "height": config.image_height,
             "files": files,
         },
-        "render": {"backend": config.backend, "preset": config.preset},
         "seconds": {
-            "sample": round(t_sample, 4),
-            "render": round(t_render, 4),
+            "images": round(t_images, 4),
             "write": round(t_write + time.perf_counter() - t3, 4),
         },
     }
