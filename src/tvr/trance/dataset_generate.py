@@ -312,13 +312,14 @@ def _write_files(out: Path, split: str, shard: int, files: dict[str, bytes]) -> 
     publish_shard(tmp, folder / shard_name(shard))
 
 
-def _ray_init(address: str, workers: int) -> Any:
+def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
+    """The ray module, connected; True if this call started the connection."""
     try:
         import ray
     except ImportError as err:
         raise UserError(f"--ray needs Ray (pip install 'tvr[scale]'): {err}") from None
     if ray.is_initialized():
-        return ray
+        return ray, False
     import tvr
 
     src = str(Path(tvr.__file__).resolve().parents[1])
@@ -328,24 +329,31 @@ def _ray_init(address: str, workers: int) -> Any:
         ray.init(num_cpus=workers, include_dashboard=False, **kw)
     else:
         ray.init(address=address, **kw)
-    return ray
+    return ray, True
 
 
 def _run_ray(config: DatasetConfig, out: Path, todo, address: str, workers: int, bar) -> None:
-    ray = _ray_init(address, workers)
+    ray, started = _ray_init(address, workers)
     from ray.util import ActorPool
 
-    n_actors = workers if workers > 1 or address == "local" else int(ray.cluster_resources().get("CPU", 1))
-    n_actors = max(1, min(n_actors, len(todo)))
-    actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
-    actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
-    pool = ActorPool(actors)
-    results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
-    for split, shard, files in results:
-        _write_files(out, split, shard, files)
-        bar.update(4 * config.shard_count(split, shard))
-    for a in actors:
-        ray.kill(a)
+    try:
+        if workers > 1 or address == "local":
+            n_actors = workers
+        else:  # one actor per CPU of the cluster
+            n_actors = int(ray.cluster_resources().get("CPU", 1))
+        n_actors = max(1, min(n_actors, len(todo)))
+        actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
+        actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
+        pool = ActorPool(actors)
+        results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
+        for split, shard, files in results:
+            _write_files(out, split, shard, files)
+            bar.update(4 * config.shard_count(split, shard))
+        for a in actors:
+            ray.kill(a)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 # --- the job -----------------------------------------------------------------------------------
