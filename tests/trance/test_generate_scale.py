@@ -21,10 +21,10 @@ import pytest
 pytest.importorskip("moderngl")
 pytest.importorskip("PIL")
 
-import tvr  # noqa: E402
-from tvr.trance.dataset_config import DatasetConfig  # noqa: E402
-from tvr.trance.dataset_generate import generate_dataset  # noqa: E402
-from tvr.trance.store import IMAGE_SLOTS, open_dataset  # noqa: E402
+import tvr
+from tvr.trance.dataset_config import DatasetConfig
+from tvr.trance.dataset_generate import generate_dataset
+from tvr.trance.store import IMAGE_SLOTS, open_dataset
 
 TINY = ["--preset", "preview", "--image-size", "64x48", "--small-size", "32x32"]
 
