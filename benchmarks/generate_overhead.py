@@ -39,7 +39,11 @@ def main() -> None:
     os.environ.setdefault("LP_NUM_THREADS", str(args.threads))
 
     from tvr.trance.dataset_config import DatasetConfig
-    from tvr.trance.dataset_generate import generate_dataset, make_renderer_for, render_sample_images
+    from tvr.trance.dataset_generate import (
+        generate_dataset,
+        make_renderer_for,
+        render_sample_images,
+    )
 
     out = args.keep or Path(tempfile.mkdtemp(prefix="tvr-gen-bench-"))
     if out.exists():

@@ -12,10 +12,21 @@ not counted).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import resource
 import time
 from pathlib import Path
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the loader's workers)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        total += r.ru_utime + r.ru_stime
+    return total
 
 
 def main() -> None:
@@ -31,10 +42,10 @@ def main() -> None:
     import torch
     from torch.utils.data import DataLoader
 
+    from tvr.training.batch import collate
     from tvr.trance.dataset_config import DatasetConfig
     from tvr.trance.dataset_generate import generate_dataset
     from tvr.trance.torch_data import store_dataset
-    from tvr.training.batch import collate
 
     config = DatasetConfig(
         split_sizes={"train": args.num, "val": 0, "test": 0}, preset="preview", shard_size=128
@@ -56,18 +67,26 @@ def main() -> None:
     counted = 0
     start = None
     shapes = None
+    cpu0 = 0.0
     for _ in range(args.epochs):
         for batch in loader:
             if start is None:  # the first batch starts the workers: not counted
                 start = time.perf_counter()
+                cpu0 = cpu_seconds()
                 shapes = tuple(batch["init_image"].shape)
                 continue
             counted += len(batch["id"])
     took = time.perf_counter() - start
+    del loader, batch
+    gc.collect()  # the persistent workers exit, so their CPU time is counted
+    time.sleep(0.5)
+    cpu = cpu_seconds() - cpu0
     print(
         json.dumps(
             {
                 "samples_per_s": round(counted / took, 1),
+                "cpu_s_all_processes": round(cpu, 2),
+                "samples_per_cpu_s": round(counted / cpu, 1),
                 "samples": counted,
                 "seconds": round(took, 2),
                 "batch_shape": shapes,

@@ -427,9 +427,21 @@ def generate_dataset(
 
     config = config.resolved()
     out = Path(out)
-    prepare_folder(config, out)
     plan = config.shards()
-    todo = [(s, k) for s, k, _ in plan if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()]
+    todo = [
+        (s, k)
+        for s, k, _ in plan
+        if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()
+    ]
+    # in one process the renderer starts before anything is written: a backend that cannot
+    # start (no bpy, no EGL) fails before any work
+    renderer = make_renderer_for(config) if todo and not ray and workers <= 1 else None
+    try:
+        prepare_folder(config, out)
+    except BaseException:
+        if renderer is not None:
+            renderer.close()
+        raise
     total_images = 4 * sum(n for _, _, n in plan)
     done_images = total_images - 4 * sum(config.shard_count(s, k) for s, k in todo)
     bar = tqdm(
@@ -446,14 +458,14 @@ def generate_dataset(
         elif todo and workers > 1 and len(todo) > 1:
             _run_pool(config, out, todo, workers, bar)
         elif todo:
-            renderer = make_renderer_for(config)
-            try:
-                for split, shard in todo:
-                    make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
-            finally:
-                renderer.close()
+            if renderer is None:
+                renderer = make_renderer_for(config)
+            for split, shard in todo:
+                make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
     finally:
         bar.close()
+        if renderer is not None:
+            renderer.close()
     for split in SPLITS:
         finish_split(out, split, config)
     return open_dataset(out)
