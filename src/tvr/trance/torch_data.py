@@ -11,6 +11,7 @@ needs no glue. torch is imported here only, so the symbolic package does not nee
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +133,18 @@ def store_dataset(
     return DATASETS[setting](ds.split(split), size)
 
 
+@lru_cache(maxsize=4)
+def _opened(root: str) -> TranceDataset:
+    """A store opened (and checked) once per process, for the train and val splits alike."""
+    return open_dataset(root)
+
+
 def training_source(config: Any, split: str) -> TranceStoreDataset | None:
     """The `trance` training source: split `split` of the store at `config.data_root` at the
     size of `config.image_size` (the store's small or full size); None if it has no such split."""
     if not config.data_root:
         raise ValueError("the trance data source needs --data-root DIR (a `tvr generate` folder)")
-    ds = open_dataset(config.data_root)
+    ds = _opened(str(Path(config.data_root).resolve()))
     if split not in ds.splits:
         return None
     sp = ds.split(split)
