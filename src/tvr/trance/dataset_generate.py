@@ -483,12 +483,22 @@ def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None
         initargs=(config.to_dict(), str(out), q),
     ) as pool:
         pending = {pool.submit(_worker_job, s, k) for s, k in todo}
-        while pending:
-            finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-            while True:
-                try:
-                    bar.update(4 * q.get_nowait())
-                except queue_mod.Empty:
-                    break
-            for fut in finished:
-                fut.result()  # re-raise a worker's error
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                _drain(q, bar)
+                for fut in finished:
+                    fut.result()  # re-raise a worker's error
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
+            raise
+    _drain(q, bar)
+
+
+def _drain(q: Any, bar: Any) -> None:
+    """Move the workers' per-sample progress messages to the progress bar."""
+    while True:
+        try:
+            bar.update(4 * q.get_nowait())
+        except (queue_mod.Empty, OSError, ValueError):
+            return
