@@ -327,15 +327,20 @@ def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
     src = str(Path(tvr.__file__).resolve().parents[1])
     env = {"PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]).rstrip(":")}
     kw: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
-    if address == "local":
-        ray.init(num_cpus=workers, include_dashboard=False, **kw)
-    else:
-        ray.init(address=address, **kw)
+    try:
+        if address == "local":
+            ray.init(num_cpus=workers, include_dashboard=False, **kw)
+        else:
+            ray.init(address=address, **kw)
+    except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
+        raise UserError(f"option 'ray' (--ray {address}): cannot start or join Ray: {err}") from None
     return ray, True
 
 
-def _run_ray(config: DatasetConfig, out: Path, todo, address: str, workers: int, bar) -> None:
-    ray, started = _ray_init(address, workers)
+def _run_ray(
+    config: DatasetConfig, out: Path, todo, connection, address: str, workers: int, bar
+) -> None:
+    ray, started = connection
     from ray.util import ActorPool
 
     try:
@@ -438,11 +443,15 @@ def generate_dataset(
     # in one process the renderer starts before anything is written: a backend that cannot
     # start (no bpy, no EGL) fails before any work
     renderer = make_renderer_for(config) if todo and not ray and workers <= 1 else None
+    # likewise Ray is joined before anything is written
+    connection = _ray_init(ray, workers) if todo and ray else None
     try:
         prepare_folder(config, out)
     except BaseException:
         if renderer is not None:
             renderer.close()
+        if connection is not None and connection[1]:
+            connection[0].shutdown()
         raise
     total_images = 4 * sum(n for _, _, n in plan)
     done_images = total_images - 4 * sum(config.shard_count(s, k) for s, k in todo)
@@ -456,7 +465,7 @@ def generate_dataset(
     )
     try:
         if todo and ray:
-            _run_ray(config, out, todo, ray, workers, bar)
+            _run_ray(config, out, todo, connection, ray, workers, bar)
         elif todo and workers > 1 and len(todo) > 1:
             _run_pool(config, out, todo, workers, bar)
         elif todo:
