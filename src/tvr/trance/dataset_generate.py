@@ -324,14 +324,20 @@ def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
         return ray, False
     import tvr
 
-    src = str(Path(tvr.__file__).resolve().parents[1])
-    env = {"PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]).rstrip(":")}
-    kw: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
     try:
         if address == "local":
-            ray.init(num_cpus=workers, include_dashboard=False, **kw)
+            # the local workers import this very tvr (an editable or PYTHONPATH checkout too);
+            # on a cluster every machine brings its own install of tvr with the render extra
+            src = str(Path(tvr.__file__).resolve().parents[1])
+            path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": path}},
+            )
         else:
-            ray.init(address=address, **kw)
+            ray.init(address=address, log_to_driver=False)
     except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
         raise UserError(f"option 'ray' (--ray {address}): cannot start or join Ray: {err}") from None
     return ray, True
