@@ -372,7 +372,20 @@ def _run_ray(
 # --- the job -----------------------------------------------------------------------------------
 def prepare_folder(config: DatasetConfig, out: Path) -> None:
     """Create `out` with config.json, or check that it holds data of the same config."""
+    check_same_config(config, out)
     out.mkdir(parents=True, exist_ok=True)
+    cfg_path = out / "config.json"
+    if not cfg_path.exists():
+        write_json(cfg_path, config.to_dict())
+    for split in SPLITS:
+        folder = shards_dir(out, split)
+        if folder.is_dir():  # leftovers of a killed run: never data
+            for tmp in folder.glob(".shard-*.tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_same_config(config: DatasetConfig, out: Path) -> None:
+    """UserError if `out` holds a dataset of another config (naming the differing options)."""
     cfg_path = out / "config.json"
     if cfg_path.exists():
         try:
@@ -389,13 +402,6 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
                 f"{out} already holds a dataset made with another config ({cfg_path}; differs "
                 f"in {', '.join(diff)}); choose another --out or the same options"
             )
-    else:
-        write_json(cfg_path, config.to_dict())
-    for split in SPLITS:
-        folder = shards_dir(out, split)
-        if folder.is_dir():  # leftovers of a killed run: never data
-            for tmp in folder.glob(".shard-*.tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
 
 
 def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
@@ -440,6 +446,7 @@ def generate_dataset(
 
     config = config.resolved()
     out = Path(out)
+    check_same_config(config, out)
     plan = config.shards()
     todo = [
         (s, k)
