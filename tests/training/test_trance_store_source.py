@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -86,6 +87,12 @@ def test_loader_with_workers_and_full_size(stores):
     assert [i for b in batches for i in b["id"]] == ds.split.ids
     full = store_dataset(stores["view"], "train", size="full")
     assert full[3]["final_image"].shape == (3, 72, 96)
+    # a spawned worker gets the dataset without its caches (a memmap would pickle as a copy)
+    for i in range(len(ds)):
+        ds[i]
+    copy = pickle.loads(pickle.dumps(ds))
+    assert len(pickle.dumps(ds)) < 20_000
+    assert all(np.array_equal(copy[i]["final_image"], ds[i]["final_image"]) for i in range(12))
 
 
 def test_training_source_by_name(stores, tmp_path):
