@@ -2,7 +2,7 @@
 
 A release folder holds `data.jsonl` (one sample a line, `tvr.trance.samples_io`'s release
 conversion) and the images `img_{idx:06d}-init.C.png`, `-fin.L.png`, `-fin.C.png`, `-fin.R.png`
-(a `images/` subfolder is accepted too on import). Export copies the PNG bytes; import keeps them
+(an `images/` or `image/` subfolder is accepted too on import). Export copies the PNG bytes; import keeps them
 as they are and makes the small training copy from the decoded pixels, so a round trip keeps the
 symbolic content and every pixel. View samples carry their view as an extra `"view"` field.
 """
@@ -46,7 +46,7 @@ def export_release(split: SplitStore, out: str | Path, start_idx: int = 0) -> Pa
 
 
 def _image_file(folder: Path, name: str) -> Path | None:
-    for cand in (folder / name, folder / "images" / name):
+    for cand in (folder / name, folder / "images" / name, folder / "image" / name):
         if cand.is_file():
             return cand
     return None
