@@ -2,9 +2,9 @@
 
 A release folder holds `data.jsonl` (one sample a line, `tvr.trance.samples_io`'s release
 conversion) and the images `img_{idx:06d}-init.C.png`, `-fin.L.png`, `-fin.C.png`, `-fin.R.png`
-(an `images/` or `image/` subfolder is accepted too on import). Export copies the PNG bytes; import keeps them
-as they are and makes the small training copy from the decoded pixels, so a round trip keeps the
-symbolic content and every pixel. View samples carry their view as an extra `"view"` field.
+(an `images/` or `image/` subfolder is accepted too on import). Export copies the PNG bytes;
+import keeps them as they are and makes the small training copy from the decoded pixels, so a
+round trip keeps the symbolic content and every pixel. View samples carry their view as an extra `"view"` field.
 """
 
 from __future__ import annotations
