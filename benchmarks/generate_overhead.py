@@ -73,7 +73,7 @@ def main() -> None:
     render_wall, render_cpu = time.perf_counter() - w0, cpu_seconds() - c0
     renderer.close()
 
-    parts = {"sample": 0.0, "images": 0.0, "write": 0.0, "images_cpu": 0.0}
+    parts = {"sample": 0.0, "render": 0.0, "render_cpu": 0.0, "images": 0.0, "write": 0.0}
     for shard in sp.shards:
         for k in parts:
             parts[k] += shard.manifest["seconds"][k]
@@ -94,9 +94,9 @@ def main() -> None:
         "pipeline_parts_s": {k: round(v, 2) for k, v in parts.items()},
         # within the one pipeline run: everything but rendering, against rendering (robust to
         # the load changing between the two runs above)
-        "overhead_within_run_wall": round((pipe_wall - parts["images"]) / parts["images"], 4),
+        "overhead_within_run_wall": round((pipe_wall - parts["render"]) / parts["render"], 4),
         "overhead_within_run_cpu": round(
-            (pipe_cpu - parts["images_cpu"]) / parts["images_cpu"], 4
+            (pipe_cpu - parts["render_cpu"]) / parts["render_cpu"], 4
         ),
         "load_average": os.getloadavg(),
     }

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import json
 import multiprocessing
 import os
@@ -35,6 +34,7 @@ import numpy as np
 
 from tvr.errors import UserError
 from tvr.trance.dataset_config import SPLITS, DatasetConfig, split_seed
+from tvr.trance.png import encode_png
 from tvr.trance.render.scene import sample_views
 from tvr.trance.sample import Sample
 from tvr.trance.sampler import ShardSampler
@@ -109,22 +109,22 @@ def build_shard(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Sample, render and write one shard into the empty folder `dest`; returns its manifest."""
-    from PIL import Image
-
     t0 = time.perf_counter()
     samples = shard_samples(config, split, shard)
     t_sample = time.perf_counter() - t0
 
+    timing = {"render": 0.0, "render_cpu": 0.0}  # the render calls alone, wall and CPU
+
     def images_of(sample: Sample) -> list[tuple[str, np.ndarray, bytes]]:
-        out = []
-        for name, img in render_sample_images(config, renderer, sample):
-            buf = io.BytesIO()
-            Image.fromarray(img).save(buf, format="PNG", compress_level=config.png_compress_level)
-            out.append((name, img, buf.getvalue()))
-        return out
+        w, c = time.perf_counter(), time.process_time()
+        rendered = render_sample_images(config, renderer, sample)
+        timing["render"] += time.perf_counter() - w
+        timing["render_cpu"] += time.process_time() - c
+        return [(name, img, encode_png(img, config.png_compress_level)) for name, img in rendered]
 
     manifest = write_shard(config, split, shard, samples, images_of, dest, progress)
     manifest["seconds"]["sample"] = round(t_sample, 4)
+    manifest["seconds"].update({k: round(v, 4) for k, v in timing.items()})
     manifest["render"] = {"backend": config.backend, "preset": config.preset}
     write_json(dest / MANIFEST_FILE, manifest)
     return manifest
@@ -204,7 +204,7 @@ def write_shard(
         "seconds": {
             "images": round(t_images, 4),
             "write": round(t_write + time.perf_counter() - t3, 4),
-            "images_cpu": round(cpu_images, 4),  # all threads of the process
+            "images_cpu": round(cpu_images, 4),  # CPU of all threads of the process
         },
     }
     write_json(dest / MANIFEST_FILE, manifest)
