@@ -157,6 +157,14 @@ def copy_ds(event_ds, tmp_path):
     return dst
 
 
+def test_a_symbolic_folder_is_not_a_dataset(tmp_path):
+    assert main(["sample", "--out", str(tmp_path / "s"), "--num", "2", "--quiet"]) == 0
+    with pytest.raises(UserError, match="not a tvr image dataset"):
+        open_dataset(tmp_path / "s")
+    with pytest.raises(UserError, match="no config.json"):
+        open_dataset(tmp_path)
+
+
 def test_half_written_shard_is_named(copy_ds):
     shard = copy_ds / "train" / "shards" / "shard-00001"
     tmp = shard.with_name(".shard-00001.tmp-123-abc")

@@ -25,12 +25,12 @@ from tvr.errors import UserError
 from tvr.trance.render.images import BACKENDS
 from tvr.trance.render.presets import PRESETS
 from tvr.trance.sampler import SamplerConfig
+from tvr.trance.store import STORE_FORMAT
 
 SETTINGS = ("basic", "event", "view")
 SPLITS = ("train", "val", "test")
 RESIZE_FILTERS = ("box", "lanczos", "bilinear", "bicubic")
 MIN_IMAGE_SIDE = 32
-STORE_FORMAT = "tvr.trance.store/1"
 
 
 def split_seed(seed: int, split: str) -> int:

@@ -34,6 +34,7 @@ from tvr.errors import UserError
 from tvr.trance.sample import Sample, image_name
 from tvr.trance.samples_io import read_samples
 
+STORE_FORMAT = "tvr.trance.store/1"  # the format field of DIR/config.json
 SHARD_FORMAT = "tvr.trance.store.shard/1"
 SPLIT_FORMAT = "tvr.trance.store.split/1"
 #: the four images of a sample, in the order of the small array's second axis
@@ -346,6 +347,11 @@ def open_dataset(root: str | Path, check: bool = True) -> TranceDataset:
     False; raises UserError naming the first bad shard or file."""
     root = Path(root)
     config = read_config(root)
+    if config.get("format") != STORE_FORMAT:
+        raise UserError(
+            f"{root}: not a tvr image dataset (config.json has no format {STORE_FORMAT!r}; a "
+            "`tvr sample` folder holds symbolic samples only); make one with `tvr generate`"
+        )
     sizes = config.get("split_sizes") or {}
     shard_size = int(config.get("shard_size", 1))
     full = (int(config.get("image_height", 240)), int(config.get("image_width", 320)))
