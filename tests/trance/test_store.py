@@ -161,7 +161,7 @@ def test_a_symbolic_folder_is_not_a_dataset(tmp_path):
     assert main(["sample", "--out", str(tmp_path / "s"), "--num", "2", "--quiet"]) == 0
     with pytest.raises(UserError, match="not a tvr image dataset"):
         open_dataset(tmp_path / "s")
-    with pytest.raises(UserError, match="no config.json"):
+    with pytest.raises(UserError, match=r"no config\.json"):
         open_dataset(tmp_path)
 
 
