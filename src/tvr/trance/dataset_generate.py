@@ -247,11 +247,19 @@ def make_shard(
     return final
 
 
-def make_renderer_for(config: DatasetConfig) -> Any:
+def make_renderer_for(config: DatasetConfig, threads: int | None = None) -> Any:
+    """The configured renderer; `threads` (for one of several workers on a machine) caps the
+    threads of Cycles or of Mesa's llvmpipe (unless LP_NUM_THREADS is set already)."""
     from tvr.trance.render import make_renderer
 
+    options: dict[str, Any] = {}
+    if threads:
+        if config.backend == "cycles":
+            options["threads"] = threads
+        else:
+            os.environ.setdefault("LP_NUM_THREADS", str(threads))
     try:
-        return make_renderer(config.backend, config.preset)
+        return make_renderer(config.backend, config.preset, **options)
     except ImportError as err:
         raise UserError(
             f"backend {config.backend!r} cannot start: {err} (pip install 'tvr[render]')"
@@ -262,16 +270,17 @@ def make_renderer_for(config: DatasetConfig) -> Any:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config_dict: dict[str, Any], out: str, progress_queue: Any) -> None:
+def _init_worker(config_dict: dict[str, Any], out: str, progress_queue: Any, threads: int) -> None:
     _WORKER["config"] = DatasetConfig.from_dict(config_dict)
     _WORKER["out"] = Path(out)
     _WORKER["queue"] = progress_queue
+    _WORKER["threads"] = threads
     _WORKER["renderer"] = None
 
 
 def _worker_job(split: str, shard: int) -> tuple[str, int]:
     if _WORKER["renderer"] is None:  # one renderer per process, made on its first shard
-        _WORKER["renderer"] = make_renderer_for(_WORKER["config"])
+        _WORKER["renderer"] = make_renderer_for(_WORKER["config"], _WORKER["threads"])
     q = _WORKER["queue"]
     make_shard(
         _WORKER["config"], _WORKER["renderer"], _WORKER["out"], split, shard, lambda n: q.put(n)
@@ -286,7 +295,7 @@ class RayShardBuilder:
 
     def __init__(self, config_dict: dict[str, Any]) -> None:
         self.config = DatasetConfig.from_dict(config_dict)
-        self.renderer = make_renderer_for(self.config)
+        self.renderer = make_renderer_for(self.config, threads=1)  # the actor holds one CPU
 
     def build(self, split: str, shard: int) -> tuple[str, int, dict[str, bytes]]:
         with tempfile.TemporaryDirectory(prefix="tvr-shard-") as tmp:
@@ -498,11 +507,13 @@ def generate_dataset(
 def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None:
     ctx = multiprocessing.get_context("spawn")
     q = ctx.Queue()
+    n = min(workers, len(todo))
+    threads = max(1, (os.cpu_count() or 1) // n)  # the workers share the machine's cores
     with ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)),
+        max_workers=n,
         mp_context=ctx,
         initializer=_init_worker,
-        initargs=(config.to_dict(), str(out), q),
+        initargs=(config.to_dict(), str(out), q, threads),
     ) as pool:
         pending = {pool.submit(_worker_job, s, k) for s, k in todo}
         try:
