@@ -386,11 +386,13 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
     cfg_path = out / "config.json"
     if not cfg_path.exists():
         write_json(cfg_path, config.to_dict())
-    for split in SPLITS:
+    for split in SPLITS:  # leftovers of a killed run: never data
         folder = shards_dir(out, split)
-        if folder.is_dir():  # leftovers of a killed run: never data
+        if folder.is_dir():
             for tmp in folder.glob(".shard-*.tmp-*"):
                 shutil.rmtree(tmp, ignore_errors=True)
+        for tmp in (out / split).glob(f".{SAMPLES_FILE}.*"):
+            tmp.unlink(missing_ok=True)
 
 
 def check_same_config(config: DatasetConfig, out: Path) -> None:
