@@ -391,8 +391,9 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
         if folder.is_dir():
             for tmp in folder.glob(".shard-*.tmp-*"):
                 shutil.rmtree(tmp, ignore_errors=True)
-        for tmp in (out / split).glob(f".{SAMPLES_FILE}.*"):
-            tmp.unlink(missing_ok=True)
+        for pattern in (f".{SAMPLES_FILE}.*", ".split.json.*"):
+            for tmp in (out / split).glob(pattern):
+                tmp.unlink(missing_ok=True)
 
 
 def check_same_config(config: DatasetConfig, out: Path) -> None:
