@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.render",
     "tvr.cli.train",
     "tvr.cli.predict",
+    "tvr.cli.results",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
 )
