@@ -189,6 +189,12 @@ def test_run_folders_reinforce_table_and_evaluation_folders(tmp_path, data):
     os.utime(base / "predictions.jsonl", ns=(stamp + 10**9, stamp + 10**9))
     make_results(opts)
     assert summary.stat().st_mtime_ns != stamp
+    # ... and when other samples are asked for
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(data["event"].read_bytes())
+    opts.samples = [f"event={copy}", f"basic={data['basic']}"]
+    make_results(opts)
+    assert json.loads((base / "eval" / "summary.json").read_text())["samples_file"] == str(copy)
 
     # an evaluation folder of `tvr evaluate` on a run's predictions takes the run's model name
     ev = tmp_path / "ev"
@@ -281,3 +287,40 @@ def test_a_real_training_run(tmp_path):
     blob = (out / "learning_curves.png").read_bytes()
     assert blob.startswith(PNG_MAGIC) and len(blob) > 10_000
     assert "learning_curves.png" in report.markdown
+
+
+def test_runs_on_a_dataset_folder(tmp_path):
+    pytest.importorskip("moderngl")
+    from tvr.trance.dataset_config import DatasetConfig
+    from tvr.trance.dataset_generate import generate_dataset
+    from tvr.trance.store import open_dataset
+
+    tiny = {"preset": "preview", "image_width": 64, "image_height": 48, "small_width": 32,
+            "small_height": 32, "shard_size": 8}  # fmt: skip
+    root = tmp_path / "ds"
+    generate_dataset(
+        DatasetConfig(setting="event", split_sizes={"val": 3, "test": 9}, **tiny), root,
+        progress=False,
+    )  # fmt: skip
+    test = open_dataset(root).split("test")
+    preds = tmp_path / "oracle.jsonl"
+    write_jsonl(preds, predict("oracle", test.samples(), "event"))
+    run = _fake_run(tmp_path, "run", "resnet+-g", "event", preds, data_root=str(root))
+    report = make_results(ResultsOptions(runs=[str(run)], out=str(tmp_path / "o"), plots=False))
+    entry = report.entries[0]
+    assert entry.summary["samples"] == 9 and entry.summary["metrics"]["Acc"] == 1.0
+    assert entry.summary["samples_file"] == str(test.samples_path)
+    # a predictions file scored on --data's test split
+    report = make_results(
+        ResultsOptions(
+            runs=[f"Oracle={preds}"], data=[str(root)], out=str(tmp_path / "p"), plots=False
+        )
+    )
+    assert report.entries[0].setting == "event" and report.entries[0].summary["samples"] == 9
+    # a view run against an event dataset
+    view_run = _fake_run(tmp_path, "v", "resnet+-g", "view", preds)
+    opts = ResultsOptions(runs=[str(view_run)], data=[str(root)], out=str(tmp_path / "q"))
+    with pytest.raises(
+        UserError, match=rf"{view_run}: mismatched settings: it is view, but --data"
+    ):
+        make_results(opts)

@@ -286,8 +286,8 @@ def _cached_summary(
     cfg = _read_json(config_path)
     if cfg.get("setting") != setting or cfg.get("only_predicted", False) != only_predicted:
         return None
-    if samples is not None and cfg.get("source_samples") != str(samples):
-        return None
+    if cfg.get("source_samples") != (str(samples) if samples is not None else None):
+        return None  # scored against other samples than those asked for now
     return _read_json(summary_path)
 
 
