@@ -291,6 +291,18 @@ def _cached_summary(
     return _read_json(summary_path)
 
 
+def run_label(config: dict[str, Any]) -> str:
+    """A training run's default label: its model as the paper spells it, and for a REINFORCE
+    fine-tune its reward (`ResNet₋-T + corr & dist`)."""
+    label = display_name(str(config["model"]))
+    if config.get("reinforce"):
+        reward = str(config.get("reward", "both"))
+        label += f" + {REWARD_LABELS.get(reward, reward)}"
+        if config.get("rl_variant") == "paper":
+            label += " (paper variant)"
+    return label
+
+
 def _load_run(
     run_dir: Path, label: str | None, opts: ResultsOptions, sources: SampleSources
 ) -> ResultEntry:
@@ -357,11 +369,7 @@ def _load_run(
         run_dir=run_dir,
     )
     if not entry.label:
-        entry.label = display_name(model)
-        if entry.reward:
-            entry.label += f" + {REWARD_LABELS.get(entry.reward, entry.reward)}"
-            if config.get("rl_variant") == "paper":
-                entry.label += " (paper variant)"
+        entry.label = run_label(config)
     return entry
 
 
@@ -385,9 +393,7 @@ def _load_evaluation(eval_dir: Path, label: str | None, opts: ResultsOptions) ->
             if (run_dir / "metrics.csv").is_file():
                 entry.metrics_csv = run_dir / "metrics.csv"
             if label is None:
-                entry.label = display_name(config["model"])
-                if entry.reward:
-                    entry.label += f" + {REWARD_LABELS.get(entry.reward, entry.reward)}"
+                entry.label = run_label(config)
     if entry.model is None:
         entry.model = canonical_model(entry.label)
     return entry
