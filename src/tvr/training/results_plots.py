@@ -120,9 +120,12 @@ def learning_curves_plot(
 ) -> Path:
     """Train loss and validation Acc per epoch of every run with a metrics.csv; the paper's
     test Acc of the same model and setting (Table 3) as a dotted line."""
+    from tvr.training.results import display_name
+
     plt = _pyplot()
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(11, 4.2))
     cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10)
+    drawn: set[tuple[str | None, str]] = set()
     for e in entries:
         rows = read_metrics_csv(e.metrics_csv)
         color = next(cycle)
@@ -134,9 +137,11 @@ def learning_curves_plot(
         if acc:
             ax_acc.plot(*zip(*acc, strict=True), marker=".", color=color, label=name)
         published = paper.paper_metrics(e.model or "", e.setting) if compare_paper else None
-        if published and e.reward is None:
+        if published and e.reward is None and (e.model, e.setting) not in drawn:
+            drawn.add((e.model, e.setting))
+            what = f"{display_name(e.model)} {e.setting}"
             ax_acc.axhline(published["Acc"], ls=":", color=color,
-                           label=f"{name}: paper test Acc {published['Acc']:.3f}")  # fmt: skip
+                           label=f"paper: {what} test Acc {published['Acc']:.3f}")  # fmt: skip
     ax_loss.set_xlabel("epoch")
     ax_loss.set_ylabel("train loss")
     ax_loss.set_title("training loss")
