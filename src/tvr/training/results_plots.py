@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from tvr.errors import UserError
 from tvr.training import paper_results as paper
+from tvr.training.results_tables import display_name
 
 if TYPE_CHECKING:
-    from tvr.training.results import ResultEntry, ResultTable
+    from tvr.training.results_tables import ResultEntry, ResultTable
 
 
 def _pyplot():
@@ -120,8 +121,6 @@ def learning_curves_plot(
 ) -> Path:
     """Train loss and validation Acc per epoch of every run with a metrics.csv; the paper's
     test Acc of the same model and setting (Table 3) as a dotted line."""
-    from tvr.training.results import display_name
-
     plt = _pyplot()
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(11, 4.2))
     cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10)
