@@ -219,6 +219,18 @@ def test_only_predicted_scores_a_tester_on_their_samples(tmp_path, data):
     assert whole.entries[0].summary["metrics"]["Acc"] == pytest.approx(10 / N)
     assert "50 of 60 scored samples had no prediction" in whole.markdown
     assert part.entries[0].model == "human"
+    # a folder of the web app's exports, one file per tester, is one Human row
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "human-0001-a-event-test.jsonl").write_text("\n".join(lines[:4]) + "\n")
+    (folder / "human-0002-b-event-test.jsonl").write_text("\n".join(lines[4:]) + "\n")
+    joined = make_results(ResultsOptions(runs=[str(folder)], out=str(tmp_path / "c"),
+                                         only_predicted=True, **common))  # fmt: skip
+    assert joined.entries[0].label == "Human" and joined.entries[0].summary["samples"] == 10
+    assert joined.entries[0].summary["metrics"] == part.entries[0].summary["metrics"]
+    (folder / "human-0003-c-event-test.jsonl").write_text(lines[5] + "\n")
+    with pytest.raises(UserError, match=r"human-0003-c-event-test.jsonl, line 1: sample .* too"):
+        make_results(ResultsOptions(runs=[str(folder)], out=str(tmp_path / "d"), **common))
 
 
 def test_bad_runs_are_named(tmp_path, data):

@@ -7,8 +7,10 @@ A RUN is one of
     (config `data_root`, split `predict_split`, else val; the synthetic source is regenerated
     from its seed), and the evaluation is cached in RUN/eval/;
   - an evaluation directory written by `tvr evaluate` (summary.json);
-  - a predictions file (for example one tester's answers exported by the web app), scored
-    against `--samples` or `--data`; the evaluation is written under OUT/evals/.
+  - a predictions file (for example one tester's answers exported by the web app), or a folder
+    of them (every tester's export, joined into one row, labelled "Human" when the files are
+    the web app's human-*.jsonl), scored against `--samples` or `--data`; the evaluation is
+    written under OUT/evals/.
 A RUN may be written LABEL=PATH. The default label is the model name as the paper spells it
 (`CNN⊕-G`, `ResNet₋-T`); REINFORCE fine-tunes (config `reinforce`) are `ResNet₋-T + corr` etc.
 
@@ -47,7 +49,13 @@ from tvr.training.results_tables import (
 )
 from tvr.trance.evaluate import evaluate_files
 from tvr.trance.metrics import SETTINGS
-from tvr.trance.samples_io import iter_jsonl, read_samples, write_json, write_samples
+from tvr.trance.samples_io import (
+    iter_jsonl,
+    read_samples,
+    write_json,
+    write_jsonl,
+    write_samples,
+)
 
 __all__ = ["ResultEntry", "ResultsOptions", "canonical_model", "display_name", "make_results"]
 
@@ -337,6 +345,33 @@ def _load_evaluation(eval_dir: Path, label: str | None, opts: ResultsOptions) ->
     return entry
 
 
+def _folder_label(folder: Path) -> str:
+    """ "Human" for a folder of the web app's tester exports (human-*.jsonl), else its name."""
+    files = sorted(folder.glob("*.jsonl"))
+    return "Human" if files and all(f.name.startswith("human-") for f in files) else folder.name
+
+
+def _join_predictions(folder: Path, out: Path) -> Path:
+    """The predictions files of a folder as one file; a UserError if two answer one sample."""
+    files = sorted(folder.glob("*.jsonl"))
+    seen: dict[tuple[str, str], tuple[Path, int]] = {}
+    records = []
+    for f in files:
+        for lineno, rec in iter_jsonl(f):
+            if isinstance(rec, dict):
+                key = (str(rec.get("id")), str(rec.get("view", "")))
+                if key in seen:
+                    first, first_line = seen[key]
+                    raise UserError(
+                        f"{f}, line {lineno}: sample {key[0]!r} is answered in {first}, line "
+                        f"{first_line} too; give the files as separate RUNs"
+                    )
+                seen[key] = (f, lineno)
+            records.append(rec)
+    write_jsonl(out, records)
+    return out
+
+
 def _load_predictions(
     pred: Path,
     label: str | None,
@@ -349,6 +384,11 @@ def _load_predictions(
         raise UserError(
             f"{pred}: a predictions file needs the samples it answers: give --samples or --data"
         )
+    if pred.is_dir():  # a folder of predictions files, e.g. the testers' exports of the web app
+        label = label or _folder_label(pred)
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_") or "run"
+        pred = _join_predictions(pred, out / "evals" / f"{index:02d}-{slug}" / "predictions.jsonl")
+    label = label or pred.stem
     setting = opts.setting or sources.only_setting()
     if setting is None and len(sources.plain) == 1 and not sources.keyed and not sources.datasets:
         setting = _infer_setting(pred, sources.plain[0])
@@ -357,7 +397,6 @@ def _load_predictions(
     samples = sources.for_setting(setting, (opts.split,), pred)
     if samples is None:
         raise UserError(f"{pred}: no --samples or --data for its setting ({setting})")
-    label = label or pred.stem
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_") or "run"
     eval_dir = out / "evals" / f"{index:02d}-{slug}"
     summary = _evaluate(samples, pred, setting, eval_dir, opts.only_predicted)
@@ -376,9 +415,11 @@ def load_entry(
             return _load_run(path, label, opts, sources)
         if (path / "summary.json").is_file():
             return _load_evaluation(path, label, opts)
+        if any(path.glob("*.jsonl")):
+            return _load_predictions(path, label, index, opts, sources, out)
         raise UserError(
-            f"{path}: neither a training run (config.json and predictions.jsonl) nor an "
-            "evaluation (summary.json of `tvr evaluate`)"
+            f"{path}: neither a training run (config.json and predictions.jsonl), an "
+            "evaluation (summary.json of `tvr evaluate`) nor a folder of predictions files"
         )
     if path.is_file():
         if path.name == "summary.json":
