@@ -181,6 +181,7 @@ def test_html_has_one_entry_per_example_with_steps(report, samples_file):
 
 def test_rendered_samples_get_their_images(samples_file, tmp_path):
     """A tiny rendered set (raster, preview): the page links copies of the right PNGs."""
+    pytest.importorskip("moderngl")
     from tvr.trance.samples_io import read_samples, write_samples
 
     small = tmp_path / "small.jsonl"
@@ -261,3 +262,46 @@ def test_stats_and_report_agree(samples_file, report, tmp_path):
     assert stats == rep["stats"]
     assert set(PAPER_TABLE8) == set(stats["ngrams"])
     assert stats["ngrams"]["1-gram"]["options"] == vocab.NUM_VALUES
+
+
+def test_report_on_a_generated_dataset(tmp_path):
+    """`tvr report DIR` on a tiny View dataset made by `tvr generate` (raster, preview)."""
+    pytest.importorskip("moderngl")
+    from tvr.trance.dataset_config import DatasetConfig
+    from tvr.trance.dataset_generate import generate_dataset
+    from tvr.trance.store import open_dataset
+
+    config = DatasetConfig(
+        setting="view",
+        split_sizes={"train": 4, "val": 2, "test": 2},
+        shard_size=2,
+        preset="preview",
+    )
+    root = generate_dataset(config, tmp_path / "ds", progress=False).root
+    assert main(["report", str(root), "--examples", "2"]) == 0
+    out = root / "report"  # the default place
+    rep = json.loads((out / "report.json").read_text())
+    ds = open_dataset(root)  # the report folder does not disturb the store
+    assert rep["kind"] == "dataset" and rep["setting"] == "view" and rep["scope"] == "all splits"
+    assert {k: v["samples"] for k, v in rep["splits"].items()} == {"train": 4, "val": 2, "test": 2}
+    assert rep["stats"]["samples"] == 8
+    assert rep["stats"]["steps"] == {
+        str(k): sum(len(s.steps) == k for n in ds.splits for s in ds.split(n).samples())
+        for k in range(1, 5)
+    }
+    assert [e["split"] for e in rep["examples"]] == ["train", "train", "val", "val", "test", "test"]
+    page = (out / "index.html").read_text()
+    for block, ex in zip(_example_blocks(page), rep["examples"], strict=True):
+        sp = ds.split(ex["split"])
+        i = sp.index_of(ex["id"])
+        assert ex["position"] == i and ex["view"] == sp.sample(i).extra["view"]
+        for key, rel in ex["images"].items():
+            stage, view = key.split(".")
+            assert (out / rel).read_bytes() == sp.image_path(i, stage, view).read_bytes()
+            assert f'src="{rel}"' in block
+        marked = re.findall(r'<figure class="view">.*?</figure>', block)
+        assert len(marked) == 1 and f"{ex['id']}-fin.{ex['view']}.png" in marked[0]
+    assert main(["report", str(root), "--split", "test", "--out", str(tmp_path / "t")]) == 0
+    rep = json.loads((tmp_path / "t" / "report.json").read_text())
+    assert rep["scope"] == "test" and rep["stats"]["samples"] == 2
+    assert {e["split"] for e in rep["examples"]} == {"test"}
