@@ -285,6 +285,9 @@ def test_report_on_a_generated_dataset(tmp_path):
     assert rep["kind"] == "dataset" and rep["setting"] == "view" and rep["scope"] == "all splits"
     assert {k: v["samples"] for k, v in rep["splits"].items()} == {"train": 4, "val": 2, "test": 2}
     assert rep["stats"]["samples"] == 8
+    # the combined statistics, merged from the splits' counts, equal a count over all samples
+    everything = [s for n in ds.splits for s in ds.split(n).samples()]
+    assert rep["stats"] == json.loads(json.dumps(balance_stats(everything)))
     assert rep["stats"]["steps"] == {
         str(k): sum(len(s.steps) == k for n in ds.splits for s in ds.split(n).samples())
         for k in range(1, 5)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
+from tvr.errors import UserError
 from tvr.trance import vocab
 from tvr.trance.balance import BalanceCounts, sample_factors
 from tvr.trance.sample import Sample
@@ -75,6 +76,39 @@ def order_sensitive_flags(samples: Sequence[Sample]) -> tuple[list[bool], int]:
     return [bool(f) for f in flags], len(missing)
 
 
+def count_factors(samples: Sequence[Sample]) -> BalanceCounts:
+    """The balance counts of a sample set."""
+    counts = BalanceCounts()
+    for s in samples:
+        counts.record(sample_factors(s))
+    return counts
+
+
+def merge_counts(parts: Sequence[BalanceCounts]) -> BalanceCounts:
+    """The counts of the union of disjoint sample sets, from their counts."""
+    total = BalanceCounts()
+    for c in parts:
+        total.visible += c.visible
+        for attr in total.attr_values:
+            total.attr_values[attr] += c.attr_values[attr]
+        total.steps += c.steps
+        total.objects += c.objects
+        total.move_types += c.move_types
+        for mine, theirs in zip(total.grams, c.grams, strict=True):
+            mine.update(theirs)
+        total.samples += c.samples
+    return total
+
+
+def stats_of(counts: BalanceCounts, flags: Sequence[bool], computed: int = 0) -> dict[str, Any]:
+    """The statistics dict (see `balance_stats`) of counts and order-sensitive flags."""
+    stats = counts.to_dict()
+    stats["order_sensitive"] = sum(flags)
+    stats["order_sensitive_share"] = sum(flags) / len(flags) if flags else 0.0
+    stats["order_sensitive_computed"] = computed
+    return stats
+
+
 def balance_stats(samples: Sequence[Sample]) -> dict[str, Any]:
     """Counts of every balanced factor, the Table 8 n-gram rows and the order-sensitive count.
 
@@ -82,15 +116,8 @@ def balance_stats(samples: Sequence[Sample]) -> dict[str, Any]:
     ngrams (as `BalanceCounts.to_dict`), order_sensitive (count), order_sensitive_share and
     order_sensitive_computed (flags missing from the samples and computed here).
     """
-    counts = BalanceCounts()
-    for s in samples:
-        counts.record(sample_factors(s))
-    stats = counts.to_dict()
     flags, computed = order_sensitive_flags(samples)
-    stats["order_sensitive"] = sum(flags)
-    stats["order_sensitive_share"] = sum(flags) / len(flags) if flags else 0.0
-    stats["order_sensitive_computed"] = computed
-    return stats
+    return stats_of(count_factors(samples), flags, computed)
 
 
 def _fmt(x: float) -> str:
@@ -261,13 +288,26 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 def write_report(source: Any, config: ReportConfig) -> dict[str, Any]:
     """Write the report folder `config.out` for a `report_sources.ReportSource`; returns the
     content of report.json. The folder is built beside its place and moved in when complete."""
-    from tvr.trance import report_html, report_plots
+    try:
+        from tvr.trance import report_plots
+    except ImportError as err:
+        raise UserError(
+            f"tvr report draws its plots with matplotlib ({err}); pip install 'tvr[report]'"
+        ) from None
+    from tvr.trance import report_html
 
     splits = source.select(config.split)
     scope = config.split or ("all splits" if len(source.splits) > 1 else splits[0].name)
+    counts = {sp.name: count_factors(sp.samples) for sp in source.splits}
+    flags = {sp.name: order_sensitive_flags(sp.samples) for sp in source.splits}
+    per_split = {name: stats_of(counts[name], *flags[name]) for name in counts}
+    chosen = [sp.name for sp in splits]
+    stats = stats_of(
+        merge_counts([counts[n] for n in chosen]),
+        [f for n in chosen for f in flags[n][0]],
+        sum(flags[n][1] for n in chosen),
+    )
     samples = [s for sp in splits for s in sp.samples]
-    stats = balance_stats(samples)
-    per_split = {sp.name: balance_stats(sp.samples) for sp in source.splits}
     out = Path(config.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
