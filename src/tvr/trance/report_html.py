@@ -19,6 +19,7 @@ from typing import Any
 from tvr.trance import vocab
 from tvr.trance.report import (
     PAPER_TABLE8_SAMPLES,
+    TABLE8_NOTE,
     choose_examples,
     order_sensitive_flags,
     order_sensitive_line,
@@ -261,8 +262,8 @@ Machine-readable: <a href="report.json">report.json</a>, <a href="report.md">rep
 <h2>Balanced factors (like Fig. 11 of the journal paper)</h2>
 <div class="plots">{plots}<p>One figure per factor: {singles}</p></div>
 <h2>n-gram atomic transformations (Table 8)</h2>
-<p>Grey columns: the paper's numbers, for its {PAPER_TABLE8_SAMPLES:,} samples; absolute counts
-grow with the number of samples, <i>std / mean</i> shows the balance at any size.</p>
+<p>Grey columns: the paper's numbers, for its {PAPER_TABLE8_SAMPLES:,} samples.
+{_e(TABLE8_NOTE)}</p>
 {_table8_html(stats)}
 <h2>Example samples</h2>
 {view_note}
