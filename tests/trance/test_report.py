@@ -264,7 +264,7 @@ def test_stats_and_report_agree(samples_file, report, tmp_path):
     assert stats["ngrams"]["1-gram"]["options"] == vocab.NUM_VALUES
 
 
-def test_report_on_a_generated_dataset(tmp_path):
+def test_report_on_a_generated_dataset(tmp_path, capsys):
     """`tvr report DIR` on a tiny View dataset made by `tvr generate` (raster, preview)."""
     pytest.importorskip("moderngl")
     from tvr.trance.dataset_config import DatasetConfig
@@ -308,3 +308,9 @@ def test_report_on_a_generated_dataset(tmp_path):
     rep = json.loads((tmp_path / "t" / "report.json").read_text())
     assert rep["scope"] == "test" and rep["stats"]["samples"] == 2
     assert {e["split"] for e in rep["examples"]} == {"test"}
+    # a half-written shard is named by the store, never reported on
+    shard = root / "val" / "shards" / "shard-00000"
+    shard.rename(root / "val" / "shards" / ".shard-00000.tmp-x")
+    assert main(["report", str(root), "--out", str(tmp_path / "u")]) == 2
+    assert ".shard-00000.tmp-x: half-written" in capsys.readouterr().err
+    assert not (tmp_path / "u").exists()
