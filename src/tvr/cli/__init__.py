@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.demo",
     "tvr.cli.sample",
     "tvr.cli.stats",
+    "tvr.cli.report",
     "tvr.cli.baseline",
     "tvr.cli.evaluate",
     "tvr.cli.convert",
