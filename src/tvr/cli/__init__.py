@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.predict",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
+    "tvr.cli.serve",
 )
 
 
