@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.evaluate",
     "tvr.cli.convert",
     "tvr.cli.render",
+    "tvr.cli.generate",
     "tvr.cli.train",
     "tvr.cli.predict",
     "tvr.cli.vlm",

@@ -1,0 +1,446 @@
+"""`tvr generate`: sample, render and store a TRANCE image dataset, shard by shard, resumable.
+
+A shard is deterministic from (seed, split, shard): its samples come from a `ShardSampler` with
+the split's seed (`dataset_config.split_seed`), View samples draw their final view from
+(split seed, shard), and rendering is deterministic per backend. So a dataset made by one process,
+by K worker processes or by a Ray cluster of ten machines is the same.
+
+Each shard is written into a temporary folder (samples.jsonl, PNGs, the small uint8 array,
+manifest.json last) and renamed into place when complete; a rerun with the same config skips the
+finished shards, so a job killed at any moment loses only the shards in progress. Worker processes
+start with `spawn` (bpy and EGL do not survive a fork) and keep one renderer each. On Ray, actors
+build shards in their own temporary folders and send the files back to the driver, which writes
+them: the machines need no shared file system.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import queue as queue_mod
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tvr.errors import UserError
+from tvr.trance.dataset_config import SPLITS, DatasetConfig, split_seed
+from tvr.trance.render.scene import sample_views
+from tvr.trance.sample import Sample
+from tvr.trance.sampler import ShardSampler
+from tvr.trance.samples_io import write_json, write_samples
+from tvr.trance.store import (
+    IMAGE_SLOTS,
+    IMAGES_DIR,
+    MANIFEST_FILE,
+    SAMPLES_FILE,
+    SHARD_FORMAT,
+    SMALL_FILE,
+    SPLIT_FORMAT,
+    TranceDataset,
+    open_dataset,
+    sha256_file,
+    shard_name,
+    shards_dir,
+    temp_prefix,
+)
+
+VIEW_STREAM = 0x7669  # extra entry of the View draw's seed, apart from the sampler's streams
+
+
+# --- one shard ---------------------------------------------------------------------------------
+def shard_samples(config: DatasetConfig, split: str, shard: int) -> list[Sample]:
+    """The samples of one shard (View samples carry `extra["view"]`)."""
+    seed = split_seed(config.seed, split)
+    sampler = ShardSampler(config.sampler, seed, shard)
+    samples = [sampler.sample(i) for i in range(config.shard_count(split, shard))]
+    if config.setting == "view":
+        views = np.random.default_rng([seed, shard, VIEW_STREAM]).integers(0, 3, len(samples))
+        for s, v in zip(samples, views, strict=True):
+            s.extra["view"] = "LCR"[int(v)]
+    return samples
+
+
+def colour_image(renderer: Any, desc: Any) -> np.ndarray:
+    """The colour image of one scene (no mask pass)."""
+    if hasattr(renderer, "set_scene"):  # Cycles keeps one bpy scene
+        renderer.set_scene(desc)
+    return renderer.render_image(desc)
+
+
+def resize_filter(name: str) -> int:
+    from PIL import Image
+
+    return {
+        "box": Image.Resampling.BOX,
+        "lanczos": Image.Resampling.LANCZOS,
+        "bilinear": Image.Resampling.BILINEAR,
+        "bicubic": Image.Resampling.BICUBIC,
+    }[name]
+
+
+def render_sample_images(
+    config: DatasetConfig, renderer: Any, sample: Sample
+) -> list[tuple[str, np.ndarray]]:
+    """(file name, full-size uint8 image) of the 4 images of a sample, in IMAGE_SLOTS order."""
+    out = []
+    for name, desc in sample_views(sample):
+        desc = dataclasses.replace(desc, width=config.image_width, height=config.image_height)
+        out.append((name, colour_image(renderer, desc)))
+    return out
+
+
+def build_shard(
+    config: DatasetConfig,
+    renderer: Any,
+    split: str,
+    shard: int,
+    dest: Path,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Sample, render and write one shard into the empty folder `dest`; returns its manifest."""
+    from PIL import Image
+
+    t0 = time.perf_counter()
+    samples = shard_samples(config, split, shard)
+    t_sample = time.perf_counter() - t0
+    (dest / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
+    small_shape = (len(samples), 4, config.small_height, config.small_width, 3)
+    small = np.lib.format.open_memmap(dest / SMALL_FILE, mode="w+", dtype=np.uint8, shape=small_shape)
+    files: dict[str, dict[str, Any]] = {}
+    t_render = t_write = 0.0
+    flt = resize_filter(config.resize_filter)
+    for j, sample in enumerate(samples):
+        t1 = time.perf_counter()
+        images = render_sample_images(config, renderer, sample)
+        t2 = time.perf_counter()
+        for k, (name, img) in enumerate(images):
+            pil = Image.fromarray(img)
+            buf = io.BytesIO()
+            pil.save(buf, format="PNG", compress_level=config.png_compress_level)
+            data = buf.getvalue()
+            (dest / IMAGES_DIR / name).write_bytes(data)
+            files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            if (config.small_width, config.small_height) == (img.shape[1], img.shape[0]):
+                small[j, k] = img
+            else:
+                small[j, k] = np.asarray(
+                    pil.resize((config.small_width, config.small_height), flt)
+                )
+        t_write += time.perf_counter() - t2
+        t_render += t2 - t1
+        if progress:
+            progress(1)
+    t3 = time.perf_counter()
+    small.flush()
+    del small
+    write_samples(dest / SAMPLES_FILE, samples)
+    manifest = {
+        "format": SHARD_FORMAT,
+        "split": split,
+        "shard": shard,
+        "seed": split_seed(config.seed, split),
+        "count": len(samples),
+        "samples": {
+            "file": SAMPLES_FILE,
+            "count": len(samples),
+            "bytes": (dest / SAMPLES_FILE).stat().st_size,
+            "sha256": sha256_file(dest / SAMPLES_FILE),
+        },
+        "small": {
+            "file": SMALL_FILE,
+            "shape": list(small_shape),
+            "dtype": "uint8",
+            "order": [f"{s}.{v}" for s, v in IMAGE_SLOTS],
+            "filter": config.resize_filter,
+            "bytes": (dest / SMALL_FILE).stat().st_size,
+            "sha256": sha256_file(dest / SMALL_FILE),
+        },
+        "images": {
+            "dir": IMAGES_DIR,
+            "width": config.image_width,
+            "height": config.image_height,
+            "files": files,
+        },
+        "render": {"backend": config.backend, "preset": config.preset},
+        "seconds": {
+            "sample": round(t_sample, 4),
+            "render": round(t_render, 4),
+            "write": round(t_write + time.perf_counter() - t3, 4),
+        },
+    }
+    write_json(dest / MANIFEST_FILE, manifest)
+    return manifest
+
+
+def publish_shard(tmp: Path, final: Path) -> bool:
+    """Rename a finished temporary shard folder into place (False if another run got there first,
+    in which case the temporary folder is removed)."""
+    try:
+        os.rename(tmp, final)
+        return True
+    except OSError:
+        if (final / MANIFEST_FILE).is_file():
+            shutil.rmtree(tmp, ignore_errors=True)
+            return False
+        raise
+
+
+def make_shard(
+    config: DatasetConfig,
+    renderer: Any,
+    out: Path,
+    split: str,
+    shard: int,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
+    """Build one shard of the dataset in `out` (temporary folder, then renamed)."""
+    folder = shards_dir(out, split)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f"{temp_prefix(shard)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    try:
+        build_shard(config, renderer, split, shard, tmp, progress)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    final = folder / shard_name(shard)
+    publish_shard(tmp, final)
+    return final
+
+
+def make_renderer_for(config: DatasetConfig) -> Any:
+    from tvr.trance.render import make_renderer
+
+    try:
+        return make_renderer(config.backend, config.preset)
+    except ImportError as err:
+        raise UserError(
+            f"backend {config.backend!r} cannot start: {err} (pip install 'tvr[render]')"
+        ) from None
+
+
+# --- worker processes --------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config_dict: dict[str, Any], out: str, progress_queue: Any) -> None:
+    _WORKER["config"] = DatasetConfig.from_dict(config_dict)
+    _WORKER["out"] = Path(out)
+    _WORKER["queue"] = progress_queue
+    _WORKER["renderer"] = None
+
+
+def _worker_job(split: str, shard: int) -> tuple[str, int]:
+    if _WORKER["renderer"] is None:  # one renderer per process, made on its first shard
+        _WORKER["renderer"] = make_renderer_for(_WORKER["config"])
+    q = _WORKER["queue"]
+    make_shard(
+        _WORKER["config"], _WORKER["renderer"], _WORKER["out"], split, shard, lambda n: q.put(n)
+    )
+    return split, shard
+
+
+# --- Ray ---------------------------------------------------------------------------------------
+class RayShardBuilder:
+    """A Ray actor: one renderer, builds shards in a local temporary folder and returns the files
+    (relative path -> bytes) so the driver can write them wherever the dataset lives."""
+
+    def __init__(self, config_dict: dict[str, Any]) -> None:
+        self.config = DatasetConfig.from_dict(config_dict)
+        self.renderer = make_renderer_for(self.config)
+
+    def build(self, split: str, shard: int) -> tuple[str, int, dict[str, bytes]]:
+        with tempfile.TemporaryDirectory(prefix="tvr-shard-") as tmp:
+            dest = Path(tmp) / "shard"
+            dest.mkdir()
+            build_shard(self.config, self.renderer, split, shard, dest)
+            files = {
+                str(p.relative_to(dest)): p.read_bytes() for p in dest.rglob("*") if p.is_file()
+            }
+        return split, shard, files
+
+
+def _write_files(out: Path, split: str, shard: int, files: dict[str, bytes]) -> None:
+    folder = shards_dir(out, split)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f"{temp_prefix(shard)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        for rel, data in sorted(files.items(), key=lambda kv: kv[0] == MANIFEST_FILE):
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    publish_shard(tmp, folder / shard_name(shard))
+
+
+def _ray_init(address: str, workers: int) -> Any:
+    try:
+        import ray
+    except ImportError as err:
+        raise UserError(f"--ray needs Ray (pip install 'tvr[scale]'): {err}") from None
+    if ray.is_initialized():
+        return ray
+    import tvr
+
+    src = str(Path(tvr.__file__).resolve().parents[1])
+    env = {"PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]).rstrip(":")}
+    kw: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
+    if address == "local":
+        ray.init(num_cpus=workers, include_dashboard=False, **kw)
+    else:
+        ray.init(address=address, **kw)
+    return ray
+
+
+def _run_ray(config: DatasetConfig, out: Path, todo, address: str, workers: int, bar) -> None:
+    ray = _ray_init(address, workers)
+    from ray.util import ActorPool
+
+    n_actors = workers if workers > 1 or address == "local" else int(ray.cluster_resources().get("CPU", 1))
+    n_actors = max(1, min(n_actors, len(todo)))
+    actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
+    actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
+    pool = ActorPool(actors)
+    results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
+    for split, shard, files in results:
+        _write_files(out, split, shard, files)
+        bar.update(4 * config.shard_count(split, shard))
+    for a in actors:
+        ray.kill(a)
+
+
+# --- the job -----------------------------------------------------------------------------------
+def prepare_folder(config: DatasetConfig, out: Path) -> None:
+    """Create `out` with config.json, or check that it holds data of the same config."""
+    out.mkdir(parents=True, exist_ok=True)
+    cfg_path = out / "config.json"
+    if cfg_path.exists():
+        try:
+            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            old = None
+        if old != config.to_dict():
+            diff = (
+                sorted(k for k in config.to_dict() if old.get(k) != config.to_dict()[k])
+                if isinstance(old, dict)
+                else ["(unreadable config.json)"]
+            )
+            raise UserError(
+                f"{out} already holds a dataset made with another config ({cfg_path}; differs "
+                f"in {', '.join(diff)}); choose another --out or the same options"
+            )
+    else:
+        write_json(cfg_path, config.to_dict())
+    for split in SPLITS:
+        folder = shards_dir(out, split)
+        if folder.is_dir():  # leftovers of a killed run: never data
+            for tmp in folder.glob(".shard-*.tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
+    """Write DIR/<split>/samples.jsonl (all shards in order) and split.json (written last)."""
+    n = config.num_shards(split)
+    if n == 0:
+        return
+    path = out / split / SAMPLES_FILE
+    tmp = path.with_name(f".{SAMPLES_FILE}.{os.getpid()}")
+    with open(tmp, "wb") as f:
+        for k in range(n):
+            with open(shards_dir(out, split) / shard_name(k) / SAMPLES_FILE, "rb") as g:
+                shutil.copyfileobj(g, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    write_json(
+        out / split / "split.json",
+        {
+            "format": SPLIT_FORMAT,
+            "split": split,
+            "count": config.resolved_sizes()[split],
+            "shards": n,
+            "bytes": path.stat().st_size,
+            "sha256": sha256_file(path),
+        },
+    )
+
+
+def generate_dataset(
+    config: DatasetConfig,
+    out: str | Path,
+    workers: int = 1,
+    ray: str | None = None,
+    progress: bool = True,
+) -> TranceDataset:
+    """Make (or finish) the dataset of `config` in `out` and return it opened.
+
+    `workers` > 1: that many spawned worker processes; `ray`: "local" (a Ray started here with
+    `workers` CPUs), "auto" (a running cluster) or a cluster address."""
+    from tqdm import tqdm
+
+    config = config.resolved()
+    out = Path(out)
+    prepare_folder(config, out)
+    plan = config.shards()
+    todo = [(s, k) for s, k, _ in plan if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()]
+    total_images = 4 * sum(n for _, _, n in plan)
+    done_images = total_images - 4 * sum(config.shard_count(s, k) for s, k in todo)
+    bar = tqdm(
+        total=total_images,
+        initial=done_images,
+        unit="img",
+        desc=f"generate {config.setting}",
+        disable=not progress,
+        smoothing=0.1,
+    )
+    try:
+        if todo and ray:
+            _run_ray(config, out, todo, ray, workers, bar)
+        elif todo and workers > 1 and len(todo) > 1:
+            _run_pool(config, out, todo, workers, bar)
+        elif todo:
+            renderer = make_renderer_for(config)
+            try:
+                for split, shard in todo:
+                    make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
+            finally:
+                renderer.close()
+    finally:
+        bar.close()
+    for split in SPLITS:
+        finish_split(out, split, config)
+    return open_dataset(out)
+
+
+def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(config.to_dict(), str(out), q),
+    ) as pool:
+        pending = {pool.submit(_worker_job, s, k) for s, k in todo}
+        while pending:
+            finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            while True:
+                try:
+                    bar.update(4 * q.get_nowait())
+                except queue_mod.Empty:
+                    break
+            for fut in finished:
+                fut.result()  # re-raise a worker's error
