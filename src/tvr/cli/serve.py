@@ -21,9 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--data",
         type=Path,
-        action="append",
+        action="extend",
+        nargs="+",
         required=True,
-        help="a dataset folder made by `tvr generate` (one per setting; repeat for several)",
+        help="a dataset folder made by `tvr generate` (one per setting; give several to serve several settings)",
     )
     p.add_argument(
         "--predictions",
@@ -42,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--practice", type=int, default=3, help="practice samples in the introduction (default 3)"
     )
     p.add_argument(
-        "--export", type=Path, metavar="DIR", help="write DIR/<setting>/<split>/<tester>.jsonl and exit"
+        "--export",
+        type=Path,
+        metavar="DIR",
+        help="write DIR/<setting>/<split>/<tester>.jsonl and exit",
     )
     p.set_defaults(func=run)
 

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Form, Request
 from fastapi.responses import (
     FileResponse,
@@ -59,7 +60,14 @@ def steps_view(steps: list[tuple[int, int]] | list[dict[str, Any]]) -> list[dict
     for st in steps:
         obj, v = (st["obj"], vocab.VALUE_INDEX[st["value"]]) if isinstance(st, dict) else st
         name = vocab.VALUES[v]
-        out.append({"obj": obj, "attr": vocab.value_attribute(name), "value": name.split(".", 1)[1], "name": name})
+        out.append(
+            {
+                "obj": obj,
+                "attr": vocab.value_attribute(name),
+                "value": name.split(".", 1)[1],
+                "name": name,
+            }
+        )
     return out
 
 
@@ -99,7 +107,12 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     def set_cookie(response: Response, token: str) -> None:
         response.set_cookie(
-            COOKIE, token, httponly=True, samesite="lax", secure=config.secure_cookies, max_age=365 * 86400
+            COOKIE,
+            token,
+            httponly=True,
+            samesite="lax",
+            secure=config.secure_cookies,
+            max_age=365 * 86400,
         )
 
     def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -144,7 +157,14 @@ def create_app(config: ServeConfig) -> FastAPI:
                     raise AnswerError("choose a problem and a split from the list")
                 tester, token = human.start_tester(db, name, request.cookies.get(COOKIE))
             except AnswerError as err:
-                return render(request, "start.html", status=err.status, tester=tester, message=str(err), name=name)
+                return render(
+                    request,
+                    "start.html",
+                    status=err.status,
+                    tester=tester,
+                    message=str(err),
+                    name=name,
+                )
         response = RedirectResponse(f"/test/{problem}/{split}", status_code=303)
         set_cookie(response, token)
         return response
@@ -285,7 +305,9 @@ def create_app(config: ServeConfig) -> FastAPI:
                 "reference": [
                     {**sv, "options": [vocab.VALUES[o].split(".", 1)[1] for o in st.accepted]}
                     for sv, st in zip(
-                        steps_view([(st.obj, st.value) for st in sample.steps]), sample.steps, strict=True
+                        steps_view([(st.obj, st.value) for st in sample.steps]),
+                        sample.steps,
+                        strict=True,
                     )
                 ],
             }
@@ -308,12 +330,18 @@ def create_app(config: ServeConfig) -> FastAPI:
     # --- history, export, admin ------------------------------------------------------------------
     def tester_history(db: Session, tester: Tester) -> list[dict[str, Any]]:
         answers = list(
-            db.scalars(select(Answer).where(Answer.tester_id == tester.id).order_by(Answer.submitted_at))
+            db.scalars(
+                select(Answer).where(Answer.tester_id == tester.id).order_by(Answer.submitted_at)
+            )
         )
         blocks = []
         for problem in catalog.problems:
             for split in catalog.splits[problem]:
-                rows = [a for a in answers if a.problem == problem and a.split == split and not a.practice]
+                rows = [
+                    a
+                    for a in answers
+                    if a.problem == problem and a.split == split and not a.practice
+                ]
                 if not rows:
                     continue
                 sd = catalog.split(problem, split)
@@ -345,7 +373,14 @@ def create_app(config: ServeConfig) -> FastAPI:
             if tester is None:
                 return RedirectResponse("/", status_code=303)
             blocks = tester_history(db, tester)
-        return render(request, "history.html", tester=tester, shown=tester, blocks=blocks, export_base="/export")
+        return render(
+            request,
+            "history.html",
+            tester=tester,
+            shown=tester,
+            blocks=blocks,
+            export_base="/export",
+        )
 
     @app.get("/api/history/{problem}/{split}")
     def api_history(request: Request, problem: str, split: str) -> Response:
@@ -356,7 +391,9 @@ def create_app(config: ServeConfig) -> FastAPI:
             rows = list(
                 db.scalars(
                     select(Answer).where(
-                        Answer.tester_id == tester.id, Answer.problem == problem, Answer.split == split
+                        Answer.tester_id == tester.id,
+                        Answer.problem == problem,
+                        Answer.split == split,
                     )
                 )
             )
@@ -372,10 +409,12 @@ def create_app(config: ServeConfig) -> FastAPI:
                 )
             )
         )
-        text = "".join(json.dumps(r) + "\n" for r in human.export_records(problem, rows))
+        text = b"".join(orjson.dumps(r) + b"\n" for r in human.export_records(problem, rows))
         fname = export_name(tester, problem, split)
-        return PlainTextResponse(
-            text, media_type="application/x-ndjson", headers={"Content-Disposition": f'attachment; filename="{fname}"'}
+        return Response(
+            text,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{fname}"'},
         )
 
     @app.get("/export/{problem}/{split}")
@@ -394,7 +433,9 @@ def create_app(config: ServeConfig) -> FastAPI:
             testers = list(db.scalars(select(Tester).order_by(Tester.id)))
             counts = dict(
                 db.execute(
-                    select(Answer.tester_id, func.count()).where(Answer.practice.is_(False)).group_by(Answer.tester_id)
+                    select(Answer.tester_id, func.count())
+                    .where(Answer.practice.is_(False))
+                    .group_by(Answer.tester_id)
                 ).all()
             )
             rows = []
@@ -413,7 +454,12 @@ def create_app(config: ServeConfig) -> FastAPI:
             blocks = tester_history(db, shown)
             me = current_tester(request, db)
         return render(
-            request, "history.html", tester=me, shown=shown, blocks=blocks, export_base=f"/admin/export/{shown.id}"
+            request,
+            "history.html",
+            tester=me,
+            shown=shown,
+            blocks=blocks,
+            export_base=f"/admin/export/{shown.id}",
         )
 
     @app.get("/admin/export/{tester_id}/{problem}/{split}")
@@ -443,7 +489,9 @@ def create_app(config: ServeConfig) -> FastAPI:
         path = sd.store.image_path(int(index), stage, view)
         if not Path(path).is_file():
             return PlainTextResponse("image missing on the server", status_code=404)
-        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+        return FileResponse(
+            path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"}
+        )
 
     # --- viewer ----------------------------------------------------------------------------------------
     @app.get("/viewer", response_class=HTMLResponse)
@@ -461,7 +509,13 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     @app.get("/viewer/{problem}/{split}", response_class=HTMLResponse)
     def viewer_list(
-        request: Request, problem: str, split: str, steps: str = "", move: str = "", attr: str = "", page: int = 1
+        request: Request,
+        problem: str,
+        split: str,
+        steps: str = "",
+        move: str = "",
+        attr: str = "",
+        page: int = 1,
     ) -> Response:
         sd = split_or_none(problem, split)
         if sd is None:
@@ -516,7 +570,8 @@ def create_app(config: ServeConfig) -> FastAPI:
                 rot = [o.get("rotation", 0.0) for o in s.objects]
                 sim = array_to_objects(state, rot)
                 diff = [
-                    [k for k in ("position", *OBJECT_COLUMNS) if sim[i][k] != s.final[i][k]] for i in range(len(sim))
+                    [k for k in ("position", *OBJECT_COLUMNS) if sim[i][k] != s.final[i][k]]
+                    for i in range(len(sim))
                 ]
                 preds.append(
                     {

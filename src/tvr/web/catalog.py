@@ -83,7 +83,9 @@ class Catalog:
                 self.splits[ds.setting][name] = SplitData(
                     ds.setting, name, store, samples, {s.id: i for i, s in enumerate(samples)}
                 )
-        self.predictions: list[PredictionSet] = [self._load_predictions(p) for p in prediction_paths]
+        self.predictions: list[PredictionSet] = [
+            self._load_predictions(p) for p in prediction_paths
+        ]
 
     @property
     def problems(self) -> list[str]:

@@ -49,7 +49,9 @@ class Serving(Base):
 
     __tablename__ = "servings"
     __table_args__ = (
-        UniqueConstraint("tester_id", "problem", "split", "sample_id", "practice", name="uq_serving"),
+        UniqueConstraint(
+            "tester_id", "problem", "split", "sample_id", "practice", name="uq_serving"
+        ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tester_id: Mapped[int] = mapped_column(ForeignKey("testers.id"), index=True)
@@ -66,7 +68,9 @@ class Answer(Base):
 
     __tablename__ = "answers"
     __table_args__ = (
-        UniqueConstraint("tester_id", "problem", "split", "sample_id", "practice", name="uq_answer"),
+        UniqueConstraint(
+            "tester_id", "problem", "split", "sample_id", "practice", name="uq_answer"
+        ),
         UniqueConstraint("tester_id", "idempotency_key", name="uq_answer_key"),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -108,7 +112,10 @@ def make_engine(url: str) -> Engine:
     """An engine for `url` with the tables created; SQLite gets WAL mode and a busy timeout."""
     if url.startswith("sqlite"):
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20, max_overflow=40
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=20,
+            max_overflow=40,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
     else:

@@ -32,7 +32,9 @@ def _text_color(color: str) -> str:
     return "#000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#fff"
 
 
-def objects_svg(objects: list[dict[str, Any]], highlight: set[int] | None = None, title: str = "") -> str:
+def objects_svg(
+    objects: list[dict[str, Any]], highlight: set[int] | None = None, title: str = ""
+) -> str:
     """The SVG markup (a string; every text in it is escaped)."""
     highlight = highlight or set()
     span = (vocab.GRID_MAX - vocab.GRID_MIN) * SCALE
@@ -52,19 +54,29 @@ def objects_svg(objects: list[dict[str, Any]], highlight: set[int] | None = None
         parts.append(f'<line x1="{x0}" y1="{b}" x2="{x0 + span}" y2="{b}" class="grid"/>')
     parts.append(f'<rect x="{vx}" y="{vy}" width="{vis}" height="{vis}" class="visible"/>')
     parts.append(f'<text x="{vx + 3}" y="{vy + 11}" class="label">visible area</text>')
-    parts.append(f'<text x="{size / 2}" y="{PAD - 3}" class="label" text-anchor="middle">front</text>')
-    parts.append(f'<text x="{size / 2}" y="{size - 3}" class="label" text-anchor="middle">behind (camera)</text>')
+    parts.append(
+        f'<text x="{size / 2}" y="{PAD - 3}" class="label" text-anchor="middle">front</text>'
+    )
+    parts.append(
+        f'<text x="{size / 2}" y="{size - 3}" class="label" text-anchor="middle">behind (camera)</text>'
+    )
     parts.append(f'<text x="3" y="{size / 2}" class="label">left</text>')
-    parts.append(f'<text x="{size - 3}" y="{size / 2}" class="label" text-anchor="end">right</text>')
+    parts.append(
+        f'<text x="{size - 3}" y="{size / 2}" class="label" text-anchor="end">right</text>'
+    )
     for i, o in enumerate(objects):
         cx, cy = _xy(*o["position"])
         r = vocab.RADIUS_GRID[vocab.SIZES.index(o["size"])] * SCALE
         fill = _rgb(o["color"])
         cls = f"obj {escape(o['material'])}" + (" hl" if i in highlight else "")
-        tip = escape(f"{i}: {o['size']} {o['color']} {o['material']} {o['shape']} ({o['position'][0]}, {o['position'][1]})")
+        tip = escape(
+            f"{i}: {o['size']} {o['color']} {o['material']} {o['shape']} ({o['position'][0]}, {o['position'][1]})"
+        )
         parts.append(f'<g class="{cls}" data-obj="{i}"><title>{tip}</title>')
         if o["shape"] == "cube":
-            parts.append(f'<rect x="{cx - r * 0.85}" y="{cy - r * 0.85}" width="{r * 1.7}" height="{r * 1.7}" fill="{fill}"/>')
+            parts.append(
+                f'<rect x="{cx - r * 0.85}" y="{cy - r * 0.85}" width="{r * 1.7}" height="{r * 1.7}" fill="{fill}"/>'
+            )
         elif o["shape"] == "sphere":
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}"/>')
         else:  # cylinder: a flat disc with a rim

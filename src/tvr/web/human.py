@@ -97,7 +97,9 @@ class Plan:
     test: list[int]
 
 
-def plan(catalog: Catalog, problem: str, split: SplitData, tester_name: str, n_practice: int) -> Plan:
+def plan(
+    catalog: Catalog, problem: str, split: SplitData, tester_name: str, n_practice: int
+) -> Plan:
     """The practice samples come from the train split (another split when testing on train);
     with a single split the practice samples are set aside from it. The test order is a shuffle
     seeded by (tester, problem, split): the same tester always gets the same order."""
@@ -136,9 +138,7 @@ def next_sample(
     done = {
         (a.sample_id, a.practice)
         for a in db.scalars(
-            select(Answer).where(
-                Answer.tester_id == tester.id, Answer.problem == problem
-            )
+            select(Answer).where(Answer.tester_id == tester.id, Answer.problem == problem)
         )
         if a.split in (split.name, p.practice_split.name)
     }
@@ -153,7 +153,9 @@ def next_sample(
     return None
 
 
-def _serve(db: Session, tester: Tester, problem: str, split: str, sid: str, practice: bool, view: str) -> Serving:
+def _serve(
+    db: Session, tester: Tester, problem: str, split: str, sid: str, practice: bool, view: str
+) -> Serving:
     q = select(Serving).where(
         Serving.tester_id == tester.id,
         Serving.problem == problem,
@@ -164,7 +166,14 @@ def _serve(db: Session, tester: Tester, problem: str, split: str, sid: str, prac
     row = db.scalar(q)
     if row is not None:
         return row
-    row = Serving(tester_id=tester.id, problem=problem, split=split, sample_id=sid, practice=practice, view=view)
+    row = Serving(
+        tester_id=tester.id,
+        problem=problem,
+        split=split,
+        sample_id=sid,
+        practice=practice,
+        view=view,
+    )
     db.add(row)
     try:
         db.commit()
@@ -194,7 +203,9 @@ def parse_steps(raw: Any, problem: str) -> list[tuple[int, int]]:
         if not isinstance(value, str) or value not in vocab.VALUE_INDEX:
             raise AnswerError(f"step {k}: {value!r} is not a value (e.g. 'color.red')")
         if attr is not None and attr != vocab.value_attribute(value):
-            raise AnswerError(f"step {k}: the value {value!r} does not belong to the attribute {attr!r}")
+            raise AnswerError(
+                f"step {k}: the value {value!r} does not belong to the attribute {attr!r}"
+            )
         out.append((obj, vocab.VALUE_INDEX[value]))
     return out
 
@@ -225,7 +236,9 @@ def submit(
     returns the stored answer; every problem raises AnswerError before anything is written."""
     if not isinstance(key, str) or not KEY_RE.match(key):
         raise AnswerError("missing or malformed submission key (8-64 letters, digits, - or _)", 400)
-    prior = db.scalar(select(Answer).where(Answer.tester_id == tester.id, Answer.idempotency_key == key))
+    prior = db.scalar(
+        select(Answer).where(Answer.tester_id == tester.id, Answer.idempotency_key == key)
+    )
     if prior is not None:
         if prior.sample_id != sample_id:
             raise AnswerError("this submission key was already used for another sample", 409)
