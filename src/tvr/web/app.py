@@ -560,6 +560,10 @@ def create_app(config: ServeConfig) -> FastAPI:
         s = sd.samples[index]
         view = sample_view(problem, s)
         ctx = sample_context(problem, sd, index, view)
+        changed = [
+            [k for k in ("position", *OBJECT_COLUMNS) if a[k] != b[k]]
+            for a, b in zip(s.objects, s.final, strict=True)
+        ]
         preds = []
         for pset in catalog.predictions_for(problem, split):
             for (sid, pview), steps in pset.steps.items():
@@ -593,7 +597,8 @@ def create_app(config: ServeConfig) -> FastAPI:
             problem=problem,
             reference=steps_view([(st.obj, st.value) for st in s.steps]),
             ref_steps=s.steps,
-            final_diagram=Markup(objects_svg(s.final)),
+            final_diagram=Markup(objects_svg(s.final, {i for i, x in enumerate(changed) if x})),
+            final_diff=changed,
             preds=preds,
             prev_index=index - 1 if index > 0 else None,
             next_index=index + 1 if index + 1 < len(sd) else None,

@@ -13,7 +13,7 @@ from typing import Any
 
 from tvr.trance import vocab
 
-SCALE = 4  # pixels per grid unit
+SCALE = 5  # pixels per grid unit
 PAD = 14
 
 
@@ -53,7 +53,7 @@ def objects_svg(
         parts.append(f'<line x1="{a}" y1="{y0}" x2="{a}" y2="{y0 + span}" class="grid"/>')
         parts.append(f'<line x1="{x0}" y1="{b}" x2="{x0 + span}" y2="{b}" class="grid"/>')
     parts.append(f'<rect x="{vx}" y="{vy}" width="{vis}" height="{vis}" class="visible"/>')
-    parts.append(f'<text x="{vx + 3}" y="{vy + 11}" class="label">visible area</text>')
+    parts.append(f'<text x="{vx}" y="{vy - 3}" class="label">visible area</text>')
     parts.append(
         f'<text x="{size / 2}" y="{PAD - 3}" class="label" text-anchor="middle">front</text>'
     )
@@ -82,8 +82,12 @@ def objects_svg(
         else:  # cylinder: a flat disc with a rim
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}"/>')
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * 0.6}" fill="none" class="rim"/>')
-        parts.append(
-            f'<text x="{cx}" y="{cy + 4}" text-anchor="middle" class="idx" fill="{_text_color(o["color"])}">{i}</text></g>'
-        )
+        if o["size"] == "small":  # too small to hold its label: the index sits beside it
+            parts.append(f'<text x="{cx + r + 2}" y="{cy - r + 2}" class="idx out">{i}</text></g>')
+        else:
+            parts.append(
+                f'<text x="{cx}" y="{cy + 4}" text-anchor="middle" class="idx" '
+                f'fill="{_text_color(o["color"])}">{i}</text></g>'
+            )
     parts.append("</svg>")
     return "".join(parts)

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import secrets
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,14 @@ from tvr.web.catalog import Catalog, SplitData, sample_view
 from tvr.web.db import Answer, Serving, Tester, utcnow
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+#: one writer at a time in this process: SQLite allows one anyway, and waiting on a lock here
+#: is quicker than SQLite's busy-wait back-off (sleeps of up to 100 ms) under many testers
+WRITE_LOCK = threading.Lock()
+
+
+def commit(db: Session) -> None:
+    with WRITE_LOCK:
+        db.commit()
 
 
 class AnswerError(ValueError):
@@ -69,7 +78,7 @@ def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str
     tester = Tester(name=name, token_hash=hash_token(token))
     db.add(tester)
     try:
-        db.commit()
+        commit(db)
     except IntegrityError:
         db.rollback()
         raise AnswerError(f"the name {name!r} is already used; choose another name", 409) from None
@@ -176,7 +185,7 @@ def _serve(
     )
     db.add(row)
     try:
-        db.commit()
+        commit(db)
     except IntegrityError:  # the same page opened twice at once
         db.rollback()
         row = db.scalar(q)
@@ -298,7 +307,7 @@ def submit(
     )
     db.add(answer)
     try:
-        db.commit()
+        commit(db)
     except IntegrityError:
         db.rollback()
         prior = db.scalar(
