@@ -5,6 +5,7 @@ screenshots of every page (the path is printed; run with -s to see it)."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import tempfile
@@ -42,11 +43,23 @@ def free_port() -> int:
 def server(datasets, tmp_path):
     import uvicorn
 
+    from tvr.trance.store import open_dataset
     from tvr.web.app import create_app
     from tvr.web.config import ServeConfig
 
+    samples = open_dataset(datasets["event"]).split("test").samples()
+    preds = tmp_path / "model-a.jsonl"  # one right and one wrong prediction for the viewer
+    preds.write_text(
+        json.dumps({"id": samples[0].id, "steps": right_steps(samples[0])})
+        + "\n"
+        + json.dumps({"id": samples[1].id, "steps": wrong_steps(samples[1])})
+        + "\n"
+    )
     config = ServeConfig(
-        data=tuple(datasets.values()), db_url=f"sqlite:///{tmp_path / 'e2e.sqlite'}", practice=2
+        data=tuple(datasets.values()),
+        predictions=(preds,),
+        db_url=f"sqlite:///{tmp_path / 'e2e.sqlite'}",
+        practice=2,
     )
     app = create_app(config)
     port = free_port()
@@ -80,6 +93,11 @@ def chosen(page) -> list[tuple[str, str, str]]:
     )
 
 
+def settle(page) -> None:
+    """Wait until every image of the page has loaded (before a screenshot)."""
+    page.wait_for_function("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
+
+
 def boot(page) -> dict:
     return page.evaluate("JSON.parse(document.getElementById('boot').textContent)")
 
@@ -103,6 +121,7 @@ def test_tester_in_a_real_browser(server):
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/")
+        assert page.locator("#test").input_value() == "basic:test"
         page.screenshot(path=shots / "1-start.png", full_page=True)
         page.fill("#name", "Ada")
         page.select_option("#test", "event:test")
@@ -110,6 +129,7 @@ def test_tester_in_a_real_browser(server):
         page.wait_for_url("**/test/event/test")
         assert page.locator("#part").inner_text() == "Practice 1 of 2"
         assert page.locator("#intro").get_attribute("open") is not None
+        settle(page)
         assert page.locator("img#img-init").evaluate("i => i.naturalWidth") == 320
         page.screenshot(path=shots / "2-introduction.png", full_page=True)
 
@@ -181,8 +201,12 @@ def test_tester_in_a_real_browser(server):
 
         # the viewer
         page.goto(url + "/viewer/view/test")
+        settle(page)
         page.screenshot(path=shots / "7-viewer-list.png", full_page=True)
-        page.goto(url + "/viewer/event/test/0")
+        page.goto(url + "/viewer/event/test/1")
+        assert "model-a: wrong" in page.inner_text(".prediction h2")
+        page.click("details.card summary")
+        settle(page)
         page.screenshot(path=shots / "8-viewer-sample.png", full_page=True)
         assert not errors, errors
         browser.close()

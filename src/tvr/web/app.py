@@ -87,8 +87,16 @@ def create_app(config: ServeConfig) -> FastAPI:
     sessions = make_sessionmaker(engine)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["fmt"] = _fmt
+    default_test = next(
+        (f"{p}:test" for p in catalog.problems if "test" in catalog.splits[p]),
+        next((f"{p}:{s}" for p in catalog.problems for s in catalog.splits[p]), ""),
+    )
     templates.env.globals.update(
-        admin_enabled=config.admin, problems=catalog.problems, catalog=catalog, VIEWS=VIEWS
+        admin_enabled=config.admin,
+        problems=catalog.problems,
+        catalog=catalog,
+        VIEWS=VIEWS,
+        default_test=default_test,
     )
 
     app = FastAPI(title="tvr web: TRANCE human test and viewer", docs_url=None, redoc_url=None)
@@ -128,7 +136,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         return catalog.split(problem, split)
 
     def sample_context(problem: str, sd: SplitData, index: int, view: str) -> dict[str, Any]:
-        s = sd.samples[index]
+        s = sd.sample(index)
         return {
             "sample": s,
             "index": index,
@@ -284,7 +292,7 @@ def create_app(config: ServeConfig) -> FastAPI:
                 )
             except AnswerError as err:
                 return json_error(str(err), err.status)
-        sample = catalog.split(answer.problem, answer.split).samples[answer.sample_index]
+        sample = catalog.split(answer.problem, answer.split).sample(answer.sample_index)
         return JSONResponse(
             {
                 "stored": stored,
@@ -347,7 +355,7 @@ def create_app(config: ServeConfig) -> FastAPI:
                 sd = catalog.split(problem, split)
                 items = []
                 for a in rows:
-                    s = sd.samples[a.sample_index]
+                    s = sd.sample(a.sample_index)
                     items.append(
                         {
                             "a": a,
@@ -557,7 +565,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         sd = split_or_none(problem, split)
         if sd is None or not 0 <= index < len(sd):
             return error_page(request, f"no sample {index} in {problem}/{split}", 404)
-        s = sd.samples[index]
+        s = sd.sample(index)
         view = sample_view(problem, s)
         ctx = sample_context(problem, sd, index, view)
         changed = [

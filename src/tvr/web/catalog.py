@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +23,30 @@ PROBLEMS = ("basic", "event", "view")
 STAGES = ("init", "fin")
 
 
-@dataclass
 class SplitData:
-    """One split of a served dataset: its store, its samples, and a sample id -> index map."""
+    """One split of a served dataset. Samples are read through the store on demand (shard by
+    shard, cached by the store), so a 500k-sample train split costs nothing until it is used."""
 
-    problem: str
-    name: str
-    store: Any  # tvr.trance.store.SplitStore
-    samples: list[Sample]
-    index: dict[str, int]
+    def __init__(self, problem: str, name: str, store: Any):
+        self.problem = problem
+        self.name = name
+        self.store = store  # tvr.trance.store.SplitStore
 
     def __len__(self) -> int:
-        return len(self.samples)
+        return len(self.store)
+
+    def sample(self, i: int) -> Sample:
+        return self.store.sample(i)
+
+    @cached_property
+    def samples(self) -> list[Sample]:
+        """Every sample of the split (the viewer's filters read them all once)."""
+        return self.store.samples()
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """sample id -> index in the split."""
+        return {sid: i for i, sid in enumerate(self.store.ids)}
 
 
 @dataclass
@@ -65,6 +78,7 @@ class Catalog:
         from tvr.trance.store import open_dataset
 
         self.splits: dict[str, dict[str, SplitData]] = {}
+        self.plan_cache: dict[tuple, Any] = {}  # (problem, split, tester, practice) -> Plan
         self.roots: dict[str, Path] = {}
         for d in data_dirs:
             ds = open_dataset(d)
@@ -78,11 +92,7 @@ class Catalog:
             self.roots[ds.setting] = Path(d)
             self.splits[ds.setting] = {}
             for name in ds.splits:
-                store = ds.split(name)
-                samples = store.samples()
-                self.splits[ds.setting][name] = SplitData(
-                    ds.setting, name, store, samples, {s.id: i for i, s in enumerate(samples)}
-                )
+                self.splits[ds.setting][name] = SplitData(ds.setting, name, ds.split(name))
         self.predictions: list[PredictionSet] = [
             self._load_predictions(p) for p in prediction_paths
         ]

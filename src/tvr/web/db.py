@@ -58,6 +58,7 @@ class Serving(Base):
     problem: Mapped[str] = mapped_column(String(16))
     split: Mapped[str] = mapped_column(String(64))
     sample_id: Mapped[str] = mapped_column(String(200))
+    sample_index: Mapped[int] = mapped_column(Integer)
     practice: Mapped[bool] = mapped_column(Boolean)
     view: Mapped[str] = mapped_column(String(1))
     served_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

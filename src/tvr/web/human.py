@@ -112,18 +112,26 @@ def plan(
     """The practice samples come from the train split (another split when testing on train);
     with a single split the practice samples are set aside from it. The test order is a shuffle
     seeded by (tester, problem, split): the same tester always gets the same order."""
+    key = (problem, split.name, tester_name, n_practice)
+    cached = catalog.plan_cache.get(key)
+    if cached is not None:
+        return cached
     order = list(range(len(split)))
     _rng(tester_name, problem, split.name).shuffle(order)
     others = [s for n, s in catalog.splits[problem].items() if n != split.name]
-    if not n_practice:
-        return Plan(split, [], order)
     pool = next((s for s in others if s.name == "train"), others[0] if others else None)
-    if pool is None:
+    if not n_practice:
+        result = Plan(split, [], order)
+    elif pool is None:
         keep = max(len(order) - n_practice, 1)
-        return Plan(split, order[keep:], order[:keep])
-    p = list(range(len(pool)))
-    _rng(tester_name, problem, pool.name, "practice").shuffle(p)
-    return Plan(pool, p[:n_practice], order)
+        result = Plan(split, order[keep:], order[:keep])
+    else:
+        rng = _rng(tester_name, problem, pool.name, "practice")
+        result = Plan(pool, rng.sample(range(len(pool)), min(n_practice, len(pool))), order)
+    if len(catalog.plan_cache) > 10_000:
+        catalog.plan_cache.clear()
+    catalog.plan_cache[key] = result
+    return result
 
 
 @dataclass
@@ -145,25 +153,35 @@ def next_sample(
     """The first sample of the plan the tester has not answered; records when it was served."""
     p = plan(catalog, problem, split, tester.name, n_practice)
     done = {
-        (a.sample_id, a.practice)
-        for a in db.scalars(
-            select(Answer).where(Answer.tester_id == tester.id, Answer.problem == problem)
+        (sid, practice)
+        for sid, practice in db.execute(
+            select(Answer.sample_id, Answer.practice).where(
+                Answer.tester_id == tester.id,
+                Answer.problem == problem,
+                Answer.split.in_({split.name, p.practice_split.name}),
+            )
         )
-        if a.split in (split.name, p.practice_split.name)
     }
     for practice, sd, indices in ((True, p.practice_split, p.practice), (False, split, p.test)):
         for k, i in enumerate(indices):
-            sample = sd.samples[i]
+            sample = sd.sample(i)
             if (sample.id, practice) in done:
                 continue
             view = sample_view(problem, sample)
-            _serve(db, tester, problem, sd.name, sample.id, practice, view)
+            _serve(db, tester, problem, sd.name, sample.id, i, practice, view)
             return Next(practice, sd, i, sample, view, k + 1, len(indices))
     return None
 
 
 def _serve(
-    db: Session, tester: Tester, problem: str, split: str, sid: str, practice: bool, view: str
+    db: Session,
+    tester: Tester,
+    problem: str,
+    split: str,
+    sid: str,
+    index: int,
+    practice: bool,
+    view: str,
 ) -> Serving:
     q = select(Serving).where(
         Serving.tester_id == tester.id,
@@ -180,6 +198,7 @@ def _serve(
         problem=problem,
         split=split,
         sample_id=sid,
+        sample_index=index,
         practice=practice,
         view=view,
     )
@@ -255,7 +274,7 @@ def submit(
     split = catalog.split(problem, split_name)
     if split is None:
         raise AnswerError(f"unknown problem/split {problem!r}/{split_name!r}", 404)
-    if not isinstance(sample_id, str) or sample_id not in split.index:
+    if not isinstance(sample_id, str) or len(sample_id) > 200:
         raise AnswerError(f"unknown sample {sample_id!r} in {problem}/{split_name}", 404)
     serving = db.scalar(
         select(Serving).where(
@@ -267,6 +286,8 @@ def submit(
         )
     )
     if serving is None:
+        if sample_id not in split.index:
+            raise AnswerError(f"unknown sample {sample_id!r} in {problem}/{split_name}", 404)
         raise AnswerError(f"sample {sample_id!r} was not given to you in this test", 409)
     steps = parse_steps(raw_steps, problem)
     if client_seconds is not None and (
@@ -275,8 +296,8 @@ def submit(
         or not 0 <= client_seconds < 7 * 24 * 3600
     ):
         raise AnswerError(f"bad client time {client_seconds!r}", 400)
-    index = split.index[sample_id]
-    sample = split.samples[index]
+    index = serving.sample_index
+    sample = split.sample(index)
     d = score_answer(problem, sample, steps)
     now = utcnow()
     rule = d.get("broken_rule")
