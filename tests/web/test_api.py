@@ -488,3 +488,11 @@ def test_bad_predictions_file_names_the_line(datasets, tmp_path):
                 db_url=f"sqlite:///{tmp_path}/x.sqlite",
             )
         )
+
+
+def test_any_sqlalchemy_url_in_memory(make_client):
+    client = make_client(db_url="sqlite://", practice=0)
+    start(client, "ann")
+    nxt = client.get("/api/next/event/test").json()
+    r = answer(client, "event", nxt, right_steps(sample_of(client.app.state.catalog, "event", nxt)))
+    assert r.status_code == 200 and client.get("/api/history/event/test").json()["count"] == 1

@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 
 def utcnow() -> datetime:
@@ -111,7 +112,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_engine(url: str) -> Engine:
     """An engine for `url` with the tables created; SQLite gets WAL mode and a busy timeout."""
-    if url.startswith("sqlite"):
+    if url in ("sqlite://", "sqlite:///:memory:"):  # one shared in-memory database (tests, demos)
+        engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+        event.listen(engine, "connect", _sqlite_pragmas)
+    elif url.startswith("sqlite"):
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
