@@ -496,3 +496,12 @@ def test_any_sqlalchemy_url_in_memory(make_client):
     nxt = client.get("/api/next/event/test").json()
     r = answer(client, "event", nxt, right_steps(sample_of(client.app.state.catalog, "event", nxt)))
     assert r.status_code == 200 and client.get("/api/history/event/test").json()["count"] == 1
+
+
+def test_names_are_escaped_in_pages(make_client):
+    client = make_client(admin=True)
+    start(client, "<script>alert(1)</script>")
+    for url in ("/", "/history", "/admin"):
+        page = client.get(url).text
+        assert "<script>alert(1)</script>" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
