@@ -2,8 +2,8 @@
 
 A source is a function `(config, split) -> Dataset | None` (None: the split does not exist);
 its items are dicts as made by `tvr.training.batch.make_example`, batched by
-`tvr.training.batch.collate`. "synthetic" is built in; the loaders of the TRANCE store register
-themselves with `register_dataset`.
+`tvr.training.batch.collate`. "synthetic" is built in; "trance" reads a `tvr generate` folder
+(`data_root`) through `tvr.trance.torch_data`.
 """
 
 from __future__ import annotations
@@ -63,3 +63,12 @@ def _synthetic(config: TrainConfig, split: str) -> Dataset | None:
 
 
 register_dataset("synthetic", _synthetic)
+
+
+def _trance(config: TrainConfig, split: str) -> Dataset | None:
+    from tvr.trance.torch_data import training_source
+
+    return training_source(config, split)
+
+
+register_dataset("trance", _trance)
