@@ -505,3 +505,13 @@ def test_names_are_escaped_in_pages(make_client):
         page = client.get(url).text
         assert "<script>alert(1)</script>" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_unwritable_database_is_a_clear_error(datasets, tmp_path):
+    from tvr.errors import UserError
+    from tvr.web.app import create_app
+    from tvr.web.config import ServeConfig
+
+    bad = f"sqlite:///{tmp_path}/no/such/folder/x.sqlite"
+    with pytest.raises(UserError, match="cannot open the results database"):
+        create_app(ServeConfig(data=(datasets["event"],), db_url=bad))

@@ -23,8 +23,11 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+from tvr.errors import UserError
 
 
 def utcnow() -> datetime:
@@ -125,7 +128,12 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    Base.metadata.create_all(engine)
+    try:
+        Base.metadata.create_all(engine)
+    except OperationalError as err:
+        raise UserError(
+            f"cannot open the results database {url}: {err.orig}; choose another with --db"
+        ) from None
     return engine
 
 
