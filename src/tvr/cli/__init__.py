@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.results",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
+    "tvr.cli.serve",
 )
 
 

@@ -1,10 +1,12 @@
-"""`tvr convert`: between tvr's samples.jsonl and the public release's data.jsonl layout."""
+"""`tvr convert`: between tvr's samples.jsonl and the public release's data.jsonl layout; with a
+dataset folder of `tvr generate`, between a store split and a release folder with its images."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from tvr.cli.generate import size_option
 from tvr.errors import UserError
 from tvr.trance.samples_io import (
     read_release,
@@ -21,7 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="convert between tvr samples and the public release's data.jsonl",
         description="--from-release: read a release data.jsonl (ids become img_{idx:06d}, like its "
         "image names) and write tvr samples. --to-release: write a release-style data.jsonl "
-        "(idx = line number; image names img_{idx:06d}-init.C.png, -fin.L/C/R.png).",
+        "(idx = line number; image names img_{idx:06d}-init.C.png, -fin.L/C/R.png). With "
+        "folders: --to-release DATASET_DIR --split S --out FOLDER exports a split of a `tvr "
+        "generate` dataset with its PNGs; --from-release FOLDER --out DATASET_DIR --split S "
+        "imports a release folder (data.jsonl + PNGs) into a dataset store.",
     )
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument(
@@ -30,11 +35,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group.add_argument(
         "--to-release", type=Path, metavar="SAMPLES_JSONL", help="tvr samples to export"
     )
-    p.add_argument("--out", required=True, type=Path, help="file to write")
+    p.add_argument("--out", required=True, type=Path, help="file (or folder, with images) to write")
+    p.add_argument("--split", default=None, help="with folders: the store split (default test "
+                   "on export, train on import)")
+    p.add_argument("--setting", default="event", choices=("basic", "event", "view"),
+                   help="on import: the setting of the new store (default event)")
+    p.add_argument("--shard-size", type=int, default=100, help="on import: samples per shard")
+    p.add_argument("--small-size", type=size_option, default=(160, 120),
+                   help="on import: the training copy, WIDTHxHEIGHT (default 160x120)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if (args.from_release and args.from_release.is_dir()) or (
+        args.to_release and args.to_release.is_dir()
+    ):
+        return run_folders(args)
     if args.out.exists() and args.out.is_dir():
         raise UserError(f"--out {args.out} is a folder; give a file name")
     if args.from_release:
@@ -43,4 +59,24 @@ def run(args: argparse.Namespace) -> int:
         samples = read_samples(args.to_release)
         n = write_jsonl(args.out, (sample_to_release(s, i) for i, s in enumerate(samples)))
     print(f"wrote {n} samples to {args.out}")
+    return 0
+
+
+def run_folders(args: argparse.Namespace) -> int:
+    from tvr.trance.release_images import export_release, import_release
+    from tvr.trance.store import open_dataset
+
+    if args.to_release:
+        split = args.split or "test"
+        sp = open_dataset(args.to_release).split(split)
+        export_release(sp, args.out)
+        print(f"wrote {len(sp)} samples of {split} with their images to {args.out}")
+        return 0
+    if args.shard_size < 1:
+        raise UserError(f"option 'shard_size' (--shard-size): at least 1, got {args.shard_size}")
+    split = args.split or "train"
+    ds = import_release(
+        args.from_release, args.out, split, args.setting, args.shard_size, args.small_size
+    )
+    print(f"imported {len(ds.split(split))} samples into {args.out} (split {split})")
     return 0

@@ -14,7 +14,7 @@ _FIELDS = (
 )  # fmt: skip
 
 
-def _size(text: str) -> tuple[int, int]:
+def size_option(text: str) -> tuple[int, int]:
     try:
         w, h = (int(x) for x in text.lower().split("x"))
     except ValueError:
@@ -54,10 +54,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--shard-size", type=int, help="samples per shard (default 100)")
     p.add_argument("--backend", help="raster (moderngl, default) or cycles (bpy)")
     p.add_argument("--preset", help="preview, default or paper (default: default)")
-    p.add_argument("--image-size", type=_size, help="full-size PNGs, WIDTHxHEIGHT (320x240)")
-    p.add_argument("--small-size", type=_size, help="training copy, WIDTHxHEIGHT (160x120)")
+    p.add_argument("--image-size", type=size_option, help="full-size PNGs, WIDTHxHEIGHT (320x240)")
+    p.add_argument("--small-size", type=size_option, help="training copy, WIDTHxHEIGHT (160x120)")
     p.add_argument("--resize-filter", help="box (area, default), lanczos, bilinear, bicubic")
-    p.add_argument("--png-compress-level", type=int, help="0..9 (default 6)")
+    p.add_argument("--png-compress-level", type=int, help="0..9 (default 1: fast; 6: files 30%% smaller, 4 ms more per image)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
         "--ray",

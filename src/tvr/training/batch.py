@@ -122,10 +122,24 @@ def _image(img: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(img, dtype=np.float32)
 
 
+def _stack(arrays: list[np.ndarray]) -> torch.Tensor:
+    """np.stack into a tensor; in a DataLoader worker straight into shared memory (as torch's
+    default_collate does), which saves the copy when the batch goes to the main process."""
+    first = arrays[0]
+    if torch.utils.data.get_worker_info() is None or first.dtype == np.bool_:
+        return torch.from_numpy(np.stack(arrays))
+    like = torch.from_numpy(first)
+    storage = like.untyped_storage()._new_shared(len(arrays) * first.nbytes)
+    out = like.new_empty(0).set_(storage).view(-1)[: len(arrays) * first.size]
+    out = out.view(len(arrays), *first.shape)
+    np.stack(arrays, out=out.numpy())
+    return out
+
+
 def collate(examples: Sequence[dict[str, Any]]) -> Batch:
     """Stack examples into a Batch (the DataLoader's collate_fn)."""
     out: dict[str, Any] = {
-        k: torch.from_numpy(np.stack([np.asarray(e[k]) for e in examples])) for k in TENSOR_KEYS
+        k: _stack([np.asarray(e[k]) for e in examples]) for k in TENSOR_KEYS
     }
     out["id"] = [str(e["id"]) for e in examples]
     return Batch(**out)

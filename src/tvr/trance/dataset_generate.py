@@ -114,31 +114,59 @@ def build_shard(
     t0 = time.perf_counter()
     samples = shard_samples(config, split, shard)
     t_sample = time.perf_counter() - t0
+
+    def images_of(sample: Sample) -> list[tuple[str, np.ndarray, bytes]]:
+        out = []
+        for name, img in render_sample_images(config, renderer, sample):
+            buf = io.BytesIO()
+            Image.fromarray(img).save(buf, format="PNG", compress_level=config.png_compress_level)
+            out.append((name, img, buf.getvalue()))
+        return out
+
+    manifest = write_shard(config, split, shard, samples, images_of, dest, progress)
+    manifest["seconds"]["sample"] = round(t_sample, 4)
+    manifest["render"] = {"backend": config.backend, "preset": config.preset}
+    write_json(dest / MANIFEST_FILE, manifest)
+    return manifest
+
+
+def write_shard(
+    config: DatasetConfig,
+    split: str,
+    shard: int,
+    samples: list[Sample],
+    images_of: Callable[[Sample], list[tuple[str, np.ndarray, bytes]]],
+    dest: Path,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write a shard's files into `dest`: the PNGs and the small array of the images that
+    `images_of(sample)` gives ((name, full-size uint8 image, PNG bytes) in IMAGE_SLOTS order),
+    samples.jsonl, then manifest.json; returns the manifest."""
+    from PIL import Image
+
     (dest / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
     small_shape = (len(samples), 4, config.small_height, config.small_width, 3)
-    small = np.lib.format.open_memmap(dest / SMALL_FILE, mode="w+", dtype=np.uint8, shape=small_shape)
+    small = np.lib.format.open_memmap(
+        dest / SMALL_FILE, mode="w+", dtype=np.uint8, shape=small_shape
+    )
     files: dict[str, dict[str, Any]] = {}
-    t_render = t_write = 0.0
+    t_images = t_write = 0.0
     flt = resize_filter(config.resize_filter)
     for j, sample in enumerate(samples):
         t1 = time.perf_counter()
-        images = render_sample_images(config, renderer, sample)
+        images = images_of(sample)
         t2 = time.perf_counter()
-        for k, (name, img) in enumerate(images):
-            pil = Image.fromarray(img)
-            buf = io.BytesIO()
-            pil.save(buf, format="PNG", compress_level=config.png_compress_level)
-            data = buf.getvalue()
+        for k, (name, img, data) in enumerate(images):
             (dest / IMAGES_DIR / name).write_bytes(data)
             files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             if (config.small_width, config.small_height) == (img.shape[1], img.shape[0]):
                 small[j, k] = img
             else:
                 small[j, k] = np.asarray(
-                    pil.resize((config.small_width, config.small_height), flt)
+                    Image.fromarray(img).resize((config.small_width, config.small_height), flt)
                 )
         t_write += time.perf_counter() - t2
-        t_render += t2 - t1
+        t_images += t2 - t1
         if progress:
             progress(1)
     t3 = time.perf_counter()
@@ -172,10 +200,8 @@ def build_shard(
             "height": config.image_height,
             "files": files,
         },
-        "render": {"backend": config.backend, "preset": config.preset},
         "seconds": {
-            "sample": round(t_sample, 4),
-            "render": round(t_render, 4),
+            "images": round(t_images, 4),
             "write": round(t_write + time.perf_counter() - t3, 4),
         },
     }
@@ -286,13 +312,14 @@ def _write_files(out: Path, split: str, shard: int, files: dict[str, bytes]) -> 
     publish_shard(tmp, folder / shard_name(shard))
 
 
-def _ray_init(address: str, workers: int) -> Any:
+def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
+    """The ray module, connected; True if this call started the connection."""
     try:
         import ray
     except ImportError as err:
         raise UserError(f"--ray needs Ray (pip install 'tvr[scale]'): {err}") from None
     if ray.is_initialized():
-        return ray
+        return ray, False
     import tvr
 
     src = str(Path(tvr.__file__).resolve().parents[1])
@@ -302,24 +329,31 @@ def _ray_init(address: str, workers: int) -> Any:
         ray.init(num_cpus=workers, include_dashboard=False, **kw)
     else:
         ray.init(address=address, **kw)
-    return ray
+    return ray, True
 
 
 def _run_ray(config: DatasetConfig, out: Path, todo, address: str, workers: int, bar) -> None:
-    ray = _ray_init(address, workers)
+    ray, started = _ray_init(address, workers)
     from ray.util import ActorPool
 
-    n_actors = workers if workers > 1 or address == "local" else int(ray.cluster_resources().get("CPU", 1))
-    n_actors = max(1, min(n_actors, len(todo)))
-    actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
-    actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
-    pool = ActorPool(actors)
-    results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
-    for split, shard, files in results:
-        _write_files(out, split, shard, files)
-        bar.update(4 * config.shard_count(split, shard))
-    for a in actors:
-        ray.kill(a)
+    try:
+        if workers > 1 or address == "local":
+            n_actors = workers
+        else:  # one actor per CPU of the cluster
+            n_actors = int(ray.cluster_resources().get("CPU", 1))
+        n_actors = max(1, min(n_actors, len(todo)))
+        actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
+        actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
+        pool = ActorPool(actors)
+        results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
+        for split, shard, files in results:
+            _write_files(out, split, shard, files)
+            bar.update(4 * config.shard_count(split, shard))
+        for a in actors:
+            ray.kill(a)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 # --- the job -----------------------------------------------------------------------------------
@@ -393,9 +427,21 @@ def generate_dataset(
 
     config = config.resolved()
     out = Path(out)
-    prepare_folder(config, out)
     plan = config.shards()
-    todo = [(s, k) for s, k, _ in plan if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()]
+    todo = [
+        (s, k)
+        for s, k, _ in plan
+        if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()
+    ]
+    # in one process the renderer starts before anything is written: a backend that cannot
+    # start (no bpy, no EGL) fails before any work
+    renderer = make_renderer_for(config) if todo and not ray and workers <= 1 else None
+    try:
+        prepare_folder(config, out)
+    except BaseException:
+        if renderer is not None:
+            renderer.close()
+        raise
     total_images = 4 * sum(n for _, _, n in plan)
     done_images = total_images - 4 * sum(config.shard_count(s, k) for s, k in todo)
     bar = tqdm(
@@ -412,14 +458,14 @@ def generate_dataset(
         elif todo and workers > 1 and len(todo) > 1:
             _run_pool(config, out, todo, workers, bar)
         elif todo:
-            renderer = make_renderer_for(config)
-            try:
-                for split, shard in todo:
-                    make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
-            finally:
-                renderer.close()
+            if renderer is None:
+                renderer = make_renderer_for(config)
+            for split, shard in todo:
+                make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
     finally:
         bar.close()
+        if renderer is not None:
+            renderer.close()
     for split in SPLITS:
         finish_split(out, split, config)
     return open_dataset(out)

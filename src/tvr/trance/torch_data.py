@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from torch.utils.data import Dataset
 
 from tvr.training.batch import make_example
@@ -40,19 +41,47 @@ class TranceStoreDataset(Dataset):
     def first_options(self, sample: Any) -> tuple[int, ...]:
         return ()
 
+    def symbolic(self, i: int) -> tuple[dict[str, Any], str]:
+        """(the example of sample i without its images, its final view), made once per sample
+        by `make_example` and kept: the loader's hot path then only reads and converts images."""
+        cache = self.__dict__.setdefault("_symbolic", {})
+        hit = cache.get(i)
+        if hit is None:
+            sample = self.split.sample(i)
+            view = self.final_view(sample)
+            blank = np.zeros((1, 1, 3), dtype=np.uint8)
+            ex = make_example(
+                sample.id,
+                blank,
+                blank,
+                sample.initial_array,
+                sample.final_array,
+                [(s.obj, s.value) for s in sample.steps],
+                self.first_options(sample),
+                view,
+            )
+            hit = cache[i] = (ex, view)
+        return hit
+
     def __getitem__(self, i: int) -> dict[str, Any]:
-        sample = self.split.sample(i)
-        view = self.final_view(sample)
-        return make_example(
-            sample.id,
-            self.split.image(i, "init", "C", self.size),
-            self.split.image(i, "fin", view, self.size),
-            sample.initial_array,
-            sample.final_array,
-            [(s.obj, s.value) for s in sample.steps],
-            self.first_options(sample),
-            view,
-        )
+        ex, view = self.symbolic(i)
+        ex = dict(ex)
+        ex["init_image"] = to_float_chw(self.split.image(i, "init", "C", self.size))
+        ex["final_image"] = to_float_chw(self.split.image(i, "fin", view, self.size))
+        return ex
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_symbolic", None)  # each worker fills its own
+        return state
+
+
+def to_float_chw(img: np.ndarray) -> np.ndarray:
+    """(3, H, W) float32 in [0, 1] of a uint8 (H, W, 3) image in one pass; the same numbers as
+    `make_example`'s conversion (uint8 -> float32, divided by 255)."""
+    out = np.empty((3, *img.shape[:2]), dtype=np.float32)
+    np.divide(img.transpose(2, 0, 1), np.float32(255.0), out=out, dtype=np.float32)
+    return out
 
 
 class EventDataset(TranceStoreDataset):

@@ -1,0 +1,101 @@
+"""The whole `tvr generate` pipeline against rendering alone, on the same samples.
+
+Runs `generate_dataset` (sampling with the occlusion rules, rendering 4 views, PNG encoding, the
+small copy, checksums, manifests, samples.jsonl) in this process, then renders the same samples'
+4 views again with a fresh renderer of the same backend/preset (colour images only, as the
+pipeline does). Prints wall-clock and CPU seconds of both and the overhead
+(pipeline - rendering) / rendering, plus the pipeline's own split from the shard manifests.
+
+    taskset -c 0 python benchmarks/generate_overhead.py --num 60 --backend raster --preset default
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its threads (llvmpipe renders in threads)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--num", type=int, default=60)
+    p.add_argument("--backend", default="raster")
+    p.add_argument("--preset", default="default")
+    p.add_argument("--shard-size", type=int, default=20)
+    p.add_argument("--threads", type=int, default=1, help="llvmpipe threads (LP_NUM_THREADS)")
+    p.add_argument("--keep", type=Path, help="keep the dataset here")
+    args = p.parse_args()
+    os.environ.setdefault("LP_NUM_THREADS", str(args.threads))
+
+    from tvr.trance.dataset_config import DatasetConfig
+    from tvr.trance.dataset_generate import (
+        generate_dataset,
+        make_renderer_for,
+        render_sample_images,
+    )
+
+    out = args.keep or Path(tempfile.mkdtemp(prefix="tvr-gen-bench-"))
+    if out.exists():
+        shutil.rmtree(out)
+    config = DatasetConfig(
+        num=args.num,
+        split_sizes={"train": args.num, "val": 0, "test": 0},
+        backend=args.backend,
+        preset=args.preset,
+        shard_size=args.shard_size,
+    ).resolved()
+    # warm up the renderer once (context, shaders, bpy import) outside both timings
+    make_renderer_for(config).close()
+
+    w0, c0 = time.perf_counter(), cpu_seconds()
+    ds = generate_dataset(config, out, progress=False)
+    pipe_wall, pipe_cpu = time.perf_counter() - w0, cpu_seconds() - c0
+
+    sp = ds.split("train")
+    samples = sp.samples()
+    w0, c0 = time.perf_counter(), cpu_seconds()
+    renderer = make_renderer_for(config)  # the pipeline makes one too: both timings hold it
+    for s in samples:
+        render_sample_images(config, renderer, s)
+    render_wall, render_cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    renderer.close()
+
+    parts = {"sample": 0.0, "images": 0.0, "write": 0.0}
+    for shard in sp.shards:
+        for k in parts:
+            parts[k] += shard.manifest["seconds"][k]
+    n_img = 4 * len(samples)
+    result = {
+        "backend": args.backend,
+        "preset": args.preset,
+        "samples": len(samples),
+        "images": n_img,
+        "pipeline_wall_s": round(pipe_wall, 2),
+        "pipeline_cpu_s": round(pipe_cpu, 2),
+        "render_only_wall_s": round(render_wall, 2),
+        "render_only_cpu_s": round(render_cpu, 2),
+        "overhead_wall": round((pipe_wall - render_wall) / render_wall, 4),
+        "overhead_cpu": round((pipe_cpu - render_cpu) / render_cpu, 4),
+        "pipeline_images_per_s": round(n_img / pipe_wall, 2),
+        "render_images_per_s": round(n_img / render_wall, 2),
+        "pipeline_parts_wall_s": {k: round(v, 2) for k, v in parts.items()},
+        "load_average": os.getloadavg(),
+    }
+    print(json.dumps(result, indent=2))
+    if not args.keep:
+        shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    main()
