@@ -7,6 +7,10 @@ export HF_HUB_OFFLINE=1
 if ! ldconfig -p | grep -q 'libEGL_mesa.so.0'; then
   (apt-get update -qq && apt-get install -y -qq libegl1 libgl1-mesa-dri libegl-mesa0) >/dev/null
 fi
+# the browser test of the web app drives Debian's chromium (never a downloaded browser)
+if [ ! -x /usr/bin/chromium ]; then
+  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
+fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 python3 -m ruff check src tests benchmarks
 python3 -m pytest -q

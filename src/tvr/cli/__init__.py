@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.demo",
     "tvr.cli.sample",
     "tvr.cli.stats",
+    "tvr.cli.report",
     "tvr.cli.baseline",
     "tvr.cli.evaluate",
     "tvr.cli.convert",
@@ -25,8 +26,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.generate",
     "tvr.cli.train",
     "tvr.cli.predict",
+    "tvr.cli.results",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
+    "tvr.cli.serve",
 )
 
 

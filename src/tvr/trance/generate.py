@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from tvr.errors import UserError
-from tvr.trance.balance import BalanceCounts, sample_factors
+from tvr.trance.report import balance_stats
 from tvr.trance.sample import Sample
 from tvr.trance.sampler import SamplerConfig, ShardSampler
 from tvr.trance.samples_io import read_samples, write_json, write_samples
@@ -150,10 +150,5 @@ def generate(
         samples.extend(read_samples(shard_path(out, s)))
     final = out / "samples.jsonl"
     write_samples(final, samples)
-    counts = BalanceCounts()
-    for sample in samples:
-        counts.record(sample_factors(sample))
-    stats = counts.to_dict()
-    stats["order_sensitive"] = sum(bool(s.order_sensitive) for s in samples)
-    write_json(out / "balance.json", stats)
+    write_json(out / "balance.json", balance_stats(samples))
     return final

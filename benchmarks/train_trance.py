@@ -1,0 +1,102 @@
+"""Train TranceNet models on generated TRANCE datasets on this machine and time them.
+
+Each (setting, model) pair is one `tvr train` run (`tvr.training.run.train`) on the `trance`
+source: the dataset folder of its setting, made by `tvr generate`. The script records for each
+run the training size, epochs, wall time and training throughput in OUT/bench.json and prints a
+Markdown table; `tvr results OUT/*` then gives the papers' tables and learning curves.
+
+    python benchmarks/train_trance.py --basic data/basic --event data/event \
+        --models cnn+-g resnet+-g --epochs basic=30,event=30 --threads 1 --out runs/cpu
+
+Pin a process to cores with `taskset` to share a machine between two runs; `--threads` sets
+torch's intra-op threads. A killed run resumes from its last checkpoint when started again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import torch
+
+from tvr.training.config import TrainConfig
+from tvr.training.run import train
+from tvr.trance.store import open_dataset
+
+
+def parse_epochs(text: str) -> dict[str, int]:
+    out = {}
+    for part in text.split(","):
+        setting, _, n = part.partition("=")
+        out[setting.strip()] = int(n)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--basic", help="dataset folder of the Basic setting")
+    p.add_argument("--event", help="dataset folder of the Event setting")
+    p.add_argument("--view", help="dataset folder of the View setting")
+    p.add_argument("--models", nargs="+", default=["cnn+-g", "resnet+-g"])
+    p.add_argument("--epochs", default="basic=10,event=10,view=10", help="per setting")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--num-workers", type=int, default=1)
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--out", default="runs/train-bench")
+    args = p.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    epochs = parse_epochs(args.epochs)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bench_path = out / "bench.json"
+    bench = json.loads(bench_path.read_text()) if bench_path.exists() else {}
+    for setting in ("basic", "event", "view"):
+        root = getattr(args, setting)
+        if not root:
+            continue
+        ds = open_dataset(root)
+        sizes = {s: len(ds.split(s)) for s in ds.splits}
+        for model in args.models:
+            config = TrainConfig(
+                model=model,
+                setting=setting,
+                data="trance",
+                data_root=str(root),
+                epochs=epochs[setting],
+                batch_size=args.batch_size,
+                num_workers=args.num_workers,
+                accelerator="cpu",
+                output_dir=str(out),
+                run_name=f"{setting}-{model}",
+            )
+            start = time.perf_counter()
+            run_dir = train(config)
+            wall = time.perf_counter() - start
+            key = f"{setting}-{model}"
+            bench[key] = {
+                "setting": setting,
+                "model": model,
+                "dataset": str(root),
+                "split_sizes": sizes,
+                "epochs": epochs[setting],
+                "wall_s": round(wall, 1),
+                "train_samples_per_s": round(sizes.get("train", 0) * epochs[setting] / wall, 1),
+                "threads": torch.get_num_threads(),
+                "run_dir": str(run_dir),
+            }
+            bench_path.write_text(json.dumps(bench, indent=2) + "\n")
+            print(f"{key}: {wall / 60:.1f} min", flush=True)
+    print("| run | train size | epochs | wall (min) | train samples/s (incl. validation) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for key, b in bench.items():
+        print(
+            f"| {key} | {b['split_sizes'].get('train', 0)} | {b['epochs']} | "
+            f"{b['wall_s'] / 60:.1f} | {b['train_samples_per_s']} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

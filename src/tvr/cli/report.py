@@ -1,0 +1,87 @@
+"""`tvr report`: a report on a dataset (balance plots, Table 8, order-sensitive share, examples)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tvr.cli._common import non_negative_int
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="write a report on a dataset: balance plots, Table 8, examples (HTML, JSON, Markdown)",
+        description="Write a report folder on a dataset made by `tvr generate` (or on a "
+        "samples.jsonl): plots of the balanced factors like Fig. 11 of the journal paper, the "
+        "n-gram table of its Table 8 beside the paper's numbers, the share of order-sensitive "
+        "samples, and index.html with example samples (images, object table, reference steps). "
+        "Also report.json and report.md.",
+    )
+    p.add_argument(
+        "source",
+        metavar="DIR",
+        type=Path,
+        help="a dataset folder made by `tvr generate`, a folder made by `tvr sample`, "
+        "or a samples.jsonl file",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="REPORT_DIR",
+        help="report folder (default DIR/report, or report/ beside a samples file)",
+    )
+    p.add_argument(
+        "--split",
+        help="statistics and examples of this split only (default: all splits combined)",
+    )
+    p.add_argument(
+        "--examples",
+        type=non_negative_int,
+        default=4,
+        metavar="N",
+        help="example samples per split on the HTML page (default 4)",
+    )
+    p.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="for a samples.jsonl: the folder of its PNGs as `tvr render` writes them",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from tvr.trance.report import ReportConfig, order_sensitive_line, write_report
+    from tvr.trance.report_sources import open_source
+
+    source = open_source(args.source, args.images)
+    out = args.out
+    if out is None:
+        out = (args.source if args.source.is_dir() else args.source.parent) / "report"
+    config = ReportConfig(
+        source=str(args.source), out=str(out), split=args.split, examples=args.examples
+    )
+    report = write_report(source, config)
+    stats = report["stats"]
+    console = Console()
+    console.print(f"[bold]report:[/bold] {out / 'index.html'}")
+    console.print(
+        f"{report['scope']}: {stats['samples']:,} samples; splits "
+        + ", ".join(f"{k} {v['samples']:,}" for k, v in report["splits"].items())
+    )
+    console.print(order_sensitive_line(stats))
+    steps = " ".join(f"{k}:{v}" for k, v in stats["steps"].items())
+    moves = " ".join(f"{k}:{v}" for k, v in stats["move_type"].items())
+    console.print(f"steps {steps}; move types {moves}")
+    for n, row in stats["ngrams"].items():
+        console.print(
+            f"{n}: {row['options']:,} options, mean {row['mean']:.4g}, std {row['std']:.4g}"
+        )
+    console.print(
+        f"{len(report['examples'])} examples, {len(report['plots'])} plots, "
+        f"report.json and report.md in {out}"
+    )
+    return 0

@@ -1,0 +1,83 @@
+"""`tvr serve`: the human test system and data/prediction viewer (tvr.web), or `--export`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tvr.cli._common import positive_int
+from tvr.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="web app: the TRANCE human test and the dataset/prediction viewer",
+        description="Serve the human test system (appendix E of the journal paper) and a viewer "
+        "of datasets and model predictions. Results go to a database: by default "
+        "DATA/human-tests.sqlite beside the first --data folder. With --export DIR, write every "
+        "tester's answers as predictions files that `tvr evaluate` reads, and exit.",
+    )
+    p.add_argument(
+        "--data",
+        type=Path,
+        action="extend",
+        nargs="+",
+        required=True,
+        help="a dataset folder made by `tvr generate` (one per setting; give several to serve several settings)",
+    )
+    p.add_argument(
+        "--predictions",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="run folders (with predictions.jsonl) or predictions JSONL files to show in the viewer",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument("--port", type=positive_int, default=8000, help="default 8000")
+    p.add_argument("--db", help="SQLAlchemy database URL (default: sqlite file beside the data)")
+    p.add_argument(
+        "--admin", action="store_true", help="enable the admin view of every tester's results"
+    )
+    p.add_argument(
+        "--practice", type=int, default=3, help="practice samples in the introduction (default 3)"
+    )
+    p.add_argument(
+        "--export",
+        type=Path,
+        metavar="DIR",
+        help="write DIR/<setting>/<split>/<tester>.jsonl and exit",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from tvr.web.config import ServeConfig
+    except ImportError as err:  # pragma: no cover - the web extra is missing
+        raise UserError(f"tvr serve needs the web extra: pip install 'tvr[web]' ({err})") from None
+    config = ServeConfig(
+        data=tuple(args.data),
+        predictions=tuple(args.predictions),
+        db_url=args.db,
+        admin=args.admin,
+        practice=args.practice,
+    ).validate()
+    if args.export:
+        from tvr.web.app import export_all
+
+        paths = export_all(config, args.export)
+        for path in paths:
+            print(path)
+        print(f"wrote {len(paths)} predictions file(s) under {args.export}")
+        return 0
+    import uvicorn
+
+    from tvr.web.app import create_app
+
+    app = create_app(config)
+    print(f"tvr serve: http://{args.host}:{args.port}/  (results: {config.database_url})")
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print("tvr serve: note: listening beyond this machine; serve behind HTTPS for real testers")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,53 @@
+"""The typed options of the web app (`tvr serve`), saved next to the database as config.json."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tvr.errors import UserError
+
+DB_FILE = "human-tests.sqlite"
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """What `create_app` needs: the datasets, the prediction files, the database, the options."""
+
+    data: tuple[Path, ...]  # one dataset folder per setting (tvr generate --out)
+    predictions: tuple[Path, ...] = ()  # run folders (predictions.jsonl inside) or JSONL files
+    db_url: str | None = None  # any SQLAlchemy URL; default: sqlite file beside the first dataset
+    admin: bool = False  # the admin view of every tester's results
+    practice: int = 3  # practice samples of the introduction
+    max_name: int = 40  # longest tester name, in characters
+    page_size: int = 12  # samples per page of the viewer
+    secure_cookies: bool = False  # mark the tester cookie Secure (serve behind HTTPS)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> ServeConfig:
+        if not self.data:
+            raise UserError("give at least one --data folder")
+        for d in self.data:
+            if not Path(d).is_dir():
+                raise UserError(f"--data {d}: no such folder")
+        for p in self.predictions:
+            if not Path(p).exists():
+                raise UserError(f"--predictions {p}: no such file or folder")
+        if self.practice < 0:
+            raise UserError(f"practice must be 0 or more, got {self.practice}")
+        if not 1 <= self.max_name <= 200:
+            raise UserError(f"max_name must be 1..200, got {self.max_name}")
+        return self
+
+    @property
+    def database_url(self) -> str:
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{Path(self.data[0]).resolve() / DB_FILE}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["data"] = [str(p) for p in self.data]
+        d["predictions"] = [str(p) for p in self.predictions]
+        return d

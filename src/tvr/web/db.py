@@ -1,0 +1,141 @@
+"""The results database (SQLAlchemy 2): testers, served samples and scored answers.
+
+SQLite by default (WAL journal and a busy timeout, set on every connection), any SQLAlchemy URL
+by option. An answer row is written once: a unique key per (tester, problem, split, sample,
+practice) and per (tester, idempotency key) makes a retried or doubled submission a no-op.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from tvr.errors import UserError
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Tester(Base):
+    """One person taking tests; the browser holds a secret token whose hash is stored here."""
+
+    __tablename__ = "testers"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Serving(Base):
+    """When a sample was first shown to a tester: the start of the server-measured time."""
+
+    __tablename__ = "servings"
+    __table_args__ = (
+        UniqueConstraint(
+            "tester_id", "problem", "split", "sample_id", "practice", name="uq_serving"
+        ),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tester_id: Mapped[int] = mapped_column(ForeignKey("testers.id"), index=True)
+    problem: Mapped[str] = mapped_column(String(16))
+    split: Mapped[str] = mapped_column(String(64))
+    sample_id: Mapped[str] = mapped_column(String(200))
+    sample_index: Mapped[int] = mapped_column(Integer)
+    practice: Mapped[bool] = mapped_column(Boolean)
+    view: Mapped[str] = mapped_column(String(1))
+    served_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Answer(Base):
+    """One scored answer (the tester's steps as JSON, the scores of `tvr.trance.metrics`)."""
+
+    __tablename__ = "answers"
+    __table_args__ = (
+        UniqueConstraint(
+            "tester_id", "problem", "split", "sample_id", "practice", name="uq_answer"
+        ),
+        UniqueConstraint("tester_id", "idempotency_key", name="uq_answer_key"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tester_id: Mapped[int] = mapped_column(ForeignKey("testers.id"), index=True)
+    idempotency_key: Mapped[str] = mapped_column(String(64))
+    problem: Mapped[str] = mapped_column(String(16))
+    split: Mapped[str] = mapped_column(String(64))
+    sample_id: Mapped[str] = mapped_column(String(200))
+    sample_index: Mapped[int] = mapped_column(Integer)
+    practice: Mapped[bool] = mapped_column(Boolean)
+    view: Mapped[str] = mapped_column(String(1))
+    steps_json: Mapped[str] = mapped_column(Text)
+    num_ref_steps: Mapped[int] = mapped_column(Integer)
+    served_at: Mapped[datetime] = mapped_column(DateTime)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    server_seconds: Mapped[float] = mapped_column(Float)
+    client_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    loose_correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    distance: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    norm_distance: Mapped[float | None] = mapped_column(Float, nullable=True)
+    broken_rule: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    broken_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    obj_correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    attr_correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    value_correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for `url` with the tables created; SQLite gets WAL mode and a busy timeout."""
+    if url in ("sqlite://", "sqlite:///:memory:"):  # one shared in-memory database (tests, demos)
+        engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+        event.listen(engine, "connect", _sqlite_pragmas)
+    elif url.startswith("sqlite"):
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=20,
+            max_overflow=40,
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    try:
+        Base.metadata.create_all(engine)
+    except OperationalError as err:
+        raise UserError(
+            f"cannot open the results database {url}: {err.orig}; choose another with --db"
+        ) from None
+    return engine
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker:
+    return sessionmaker(engine, expire_on_commit=False)
