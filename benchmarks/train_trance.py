@@ -8,6 +8,9 @@ Markdown table; `tvr results OUT/*` then gives the papers' tables and learning c
     python benchmarks/train_trance.py --basic data/basic --event data/event \
         --models cnn+-g resnet+-g --epochs basic=30,event=30 --threads 1 --out runs/cpu
 
+REINFORCE (Table 4): `--reinforce-from RUN/checkpoints/best.ckpt --event DIR --epochs event=2`
+fine-tunes that model once per reward (corr, dist, both) into OUT/event-MODEL-rl-REWARD.
+
 Pin a process to cores with `taskset` to share a machine between two runs; `--threads` sets
 torch's intra-op threads. A killed run resumes from its last checkpoint when started again.
 """
@@ -34,6 +37,18 @@ def parse_epochs(text: str) -> dict[str, int]:
     return out
 
 
+def runs_of(args: argparse.Namespace, setting: str) -> list[tuple[str, str | None]]:
+    """(model, reward) pairs to run: supervised runs (reward None), or the REINFORCE fine-tunes
+    of the checkpoint of --reinforce-from (its model name is read from the run's config.json)."""
+    if not args.reinforce_from:
+        return [(m, None) for m in args.models]
+    if setting == "basic":
+        return []
+    run_config = Path(args.reinforce_from).resolve().parents[1] / "config.json"
+    model = json.loads(run_config.read_text())["model"]
+    return [(model, reward) for reward in args.rewards]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--basic", help="dataset folder of the Basic setting")
@@ -45,6 +60,14 @@ def main() -> None:
     p.add_argument("--num-workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--out", default="runs/train-bench")
+    p.add_argument(
+        "--reinforce-from",
+        metavar="CKPT",
+        help="instead of supervised runs: fine-tune this Event checkpoint (a -T model, Table 4) "
+        "with REINFORCE, once per --rewards, for --epochs event=N epochs",
+    )
+    p.add_argument("--rewards", nargs="+", default=["corr", "dist", "both"])
+    p.add_argument("--rl-variant", default="reinforce", choices=("reinforce", "paper"))
     args = p.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -59,7 +82,8 @@ def main() -> None:
             continue
         ds = open_dataset(root)
         sizes = {s: len(ds.split(s)) for s in ds.splits}
-        for model in args.models:
+        for model, reward in runs_of(args, setting):
+            name = f"{setting}-{model}" + (f"-rl-{reward}" if reward else "")
             config = TrainConfig(
                 model=model,
                 setting=setting,
@@ -70,12 +94,16 @@ def main() -> None:
                 num_workers=args.num_workers,
                 accelerator="cpu",
                 output_dir=str(out),
-                run_name=f"{setting}-{model}",
+                run_name=name,
+                reinforce=bool(reward),
+                reward=reward or "both",
+                rl_variant=args.rl_variant,
+                init_checkpoint=args.reinforce_from if reward else None,
             )
             start = time.perf_counter()
             run_dir = train(config)
             wall = time.perf_counter() - start
-            key = f"{setting}-{model}"
+            key = name
             bench[key] = {
                 "setting": setting,
                 "model": model,
