@@ -57,6 +57,7 @@ def main() -> None:
     p.add_argument("--models", nargs="+", default=["cnn+-g", "resnet+-g"])
     p.add_argument("--epochs", default="basic=10,event=10,view=10", help="per setting")
     p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's lr (divided by 10 at half)")
     p.add_argument("--num-workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--out", default="runs/train-bench")
@@ -91,6 +92,7 @@ def main() -> None:
                 data_root=str(root),
                 epochs=epochs[setting],
                 batch_size=args.batch_size,
+                lr=args.lr,
                 num_workers=args.num_workers,
                 accelerator="cpu",
                 output_dir=str(out),
@@ -112,6 +114,7 @@ def main() -> None:
                 "epochs": epochs[setting],
                 "wall_s": round(wall, 1),
                 "train_samples_per_s": round(sizes.get("train", 0) * epochs[setting] / wall, 1),
+                "lr": args.lr,
                 "threads": torch.get_num_threads(),
                 "run_dir": str(run_dir),
             }
