@@ -21,7 +21,7 @@ def _run(argv):
 
 def test_train_then_predict(tmp_path, capsys):
     common = ["--output-dir", str(tmp_path), "--run-name", "r"]
-    argv = ["train", "--model", "cnn+-g", "--setting", "event", "--image-size", "30x40",
+    argv = ["train", "--model", "cnn+-g", "--setting", "event", "--image-size", "40x30",
             "--synthetic-sizes", "train=32,val=8,test=8", "--epochs", "1", "--batch-size", "8",
             "--accelerator", "cpu", *common]  # fmt: skip
     assert _run(argv) == 0

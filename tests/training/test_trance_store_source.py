@@ -118,7 +118,7 @@ def test_train_predict_evaluate_on_a_generated_dataset(tmp_path, capsys):
     torch.manual_seed(0)
     runs = tmp_path / "runs"
     assert main(["train", "--data", "trance", "--data-root", str(root), "--setting", "event",
-                 "--model", "cnn+-g", "--image-size", "48x64", "--epochs", "2",
+                 "--model", "cnn+-g", "--image-size", "64x48", "--epochs", "2",
                  "--batch-size", "8", "--accelerator", "cpu", "--output-dir", str(runs),
                  "--run-name", "r"]) == 0  # fmt: skip
     metrics = (runs / "r" / "metrics.csv").read_text().splitlines()

@@ -41,6 +41,29 @@ def views_option(text: str) -> tuple[str, ...]:
     return views
 
 
+def size_option(text: str) -> tuple[int, int]:
+    """An image size written WIDTHxHEIGHT (as every tvr command takes it), as (width, height)."""
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected WIDTHxHEIGHT such as 160x120, got {text!r}"
+        ) from None
+    if w < 1 or h < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive WIDTHxHEIGHT, got {text!r}")
+    return w, h
+
+
+def split_counts_option(text: str) -> dict[str, int]:
+    """Counts per split written `train=500,val=10,test=20`."""
+    try:
+        return {k.strip(): int(v) for k, v in (part.split("=") for part in text.split(","))}
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected e.g. train=500,val=10,test=20, got {text!r}"
+        ) from None
+
+
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise UserError(message)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli.generate import size_option
+from tvr.cli._common import size_option
 from tvr.errors import UserError
 from tvr.trance.samples_io import (
     read_release,

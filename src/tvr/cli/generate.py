@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli._common import size_option, split_counts_option
 from tvr.errors import UserError
 
 #: flag -> DatasetConfig field, for the options that map one to one
@@ -12,25 +13,6 @@ _FIELDS = (
     "setting", "num", "seed", "shard_size", "backend", "preset", "resize_filter",
     "png_compress_level",
 )  # fmt: skip
-
-
-def size_option(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected WIDTHxHEIGHT such as 160x120, got {text!r}"
-        ) from None
-    return w, h
-
-
-def _split_sizes(text: str) -> dict[str, int]:
-    try:
-        return {k.strip(): int(v) for k, v in (part.split("=") for part in text.split(","))}
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected e.g. train=500,val=10,test=20, got {text!r}"
-        ) from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="dataset folder")
     p.add_argument("--setting", help="basic (1 step), event (1..4 steps) or view (event + a view)")
     p.add_argument("--num", type=int, help="samples in all, divided into train/val/test")
-    p.add_argument("--split-sizes", type=_split_sizes, help="e.g. train=500,val=10,test=20")
+    p.add_argument("--split-sizes", type=split_counts_option, help="e.g. train=500,val=10,test=20")
     p.add_argument("--config", type=Path, help="JSON or TOML file with the other options")
     p.add_argument("--seed", type=int, help="seed (default 0); split k uses sampler seed 3*seed+k")
     p.add_argument("--shard-size", type=int, help="samples per shard (default 100)")

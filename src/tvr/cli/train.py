@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli._common import size_option, split_counts_option
 from tvr.errors import UserError
 
 #: flag -> TrainConfig field, for the options that map one to one
@@ -34,25 +35,6 @@ _FIELDS = (
 )
 
 
-def _image_size(text: str) -> tuple[int, int]:
-    try:
-        h, w = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected HEIGHTxWIDTH such as 120x160, got {text!r}"
-        ) from None
-    return h, w
-
-
-def _sizes(text: str) -> dict[str, int]:
-    try:
-        return {k: int(v) for k, v in (part.split("=") for part in text.split(","))}
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected e.g. train=256,val=64,test=64, got {text!r}"
-        ) from None
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
@@ -66,8 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--setting", choices=("basic", "event", "view"))
     p.add_argument("--data", help="dataset source (default synthetic)")
     p.add_argument("--data-root", help="where the dataset source reads from")
-    p.add_argument("--synthetic-sizes", type=_sizes, help="split sizes of the synthetic source")
-    p.add_argument("--image-size", type=_image_size, help="HEIGHTxWIDTH (default 120x160)")
+    p.add_argument(
+        "--synthetic-sizes", type=split_counts_option, help="split sizes of the synthetic source"
+    )
+    p.add_argument(
+        "--image-size", type=size_option, help="WIDTHxHEIGHT fed to the model (default 160x120)"
+    )
     p.add_argument("--epochs", type=int)
     p.add_argument("--batch-size", type=int, help="in all, split over the devices (default 128)")
     p.add_argument("--lr", type=float)
@@ -101,7 +87,8 @@ def config_from_args(args: argparse.Namespace):
         if value is not None:
             base[name] = int(value) if name == "devices" and str(value).isdigit() else value
     if args.image_size:
-        base["image_size"] = list(args.image_size)
+        width, height = args.image_size
+        base["image_size"] = [height, width]  # TrainConfig keeps (height, width)
     if args.synthetic_sizes:
         base["synthetic_sizes"] = args.synthetic_sizes
     if args.reinforce:

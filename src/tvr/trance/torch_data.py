@@ -155,8 +155,8 @@ def training_source(config: Any, split: str) -> TranceStoreDataset | None:
         size = "full"
     else:
         raise ValueError(
-            f"image_size {want[0]}x{want[1]} (height x width) matches neither the store's small "
-            f"images {sp.small_size[0]}x{sp.small_size[1]} nor its full ones "
-            f"{sp.full_size[0]}x{sp.full_size[1]}: use --image-size with one of them"
+            f"image size {want[1]}x{want[0]} (width x height) matches neither the store's small "
+            f"images {sp.small_size[1]}x{sp.small_size[0]} nor its full ones "
+            f"{sp.full_size[1]}x{sp.full_size[0]}: use --image-size WIDTHxHEIGHT with one of them"
         )
     return store_dataset(ds, split, config.setting, size)
