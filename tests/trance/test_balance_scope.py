@@ -123,7 +123,9 @@ def test_folders_without_the_field_are_per_shard(tmp_path):
     assert saved_balance_scope(old) == "shard"
     (tmp_path / "ds").mkdir()
     (tmp_path / "ds" / "config.json").write_text(json.dumps(old))
-    check_same_config(DatasetConfig(**{**ds_config.__dict__, "balance_scope": "shard"}), tmp_path / "ds")
+    check_same_config(
+        DatasetConfig(**{**ds_config.__dict__, "balance_scope": "shard"}), tmp_path / "ds"
+    )
     with pytest.raises(UserError, match="balance_scope"):
         check_same_config(ds_config, tmp_path / "ds")
     with pytest.raises(UserError, match="balance_scope"):
@@ -150,3 +152,26 @@ def test_dataset_jobs_resume_the_chain_from_finished_shards(tmp_path):
     # per-shard balance leaves the sampling to the workers
     per_shard = DatasetConfig(**{**config.__dict__, "balance_scope": "shard"})
     assert all(j.samples is None for j in shard_jobs(per_shard, tmp_path, todo))
+
+
+def test_gram_min_tracks_the_smallest_count_exactly():
+    def brute(counts, n):
+        seen = [c for c in counts.grams[n].values() if c > 0]
+        return 0 if len(seen) < vocab.NUM_VALUES**n else min(seen)
+
+    chain = ShardChain(SamplerConfig(occlusion=False, min_steps=4), seed=0)
+    chain.sample(0, 40)
+    counts = chain.counts
+    assert all(counts.gram_min(n) == brute(counts, n) for n in range(1, 5))
+    # a full table of 1-grams: the minimum follows additions and removals (rollbacks)
+    for v in range(vocab.NUM_VALUES):
+        counts.add_gram((v,), 3)
+    low = brute(counts, 1)
+    assert low > 0 and counts.gram_min(1) == low
+    rare = min(range(vocab.NUM_VALUES), key=lambda v: counts.grams[1][(v,)])
+    counts.add_gram((rare,), -1)
+    assert counts.gram_min(1) == brute(counts, 1) == low - 1
+    counts.add_gram((rare,), -counts.grams[1][(rare,)])  # down to zero: one option unseen
+    assert counts.gram_min(1) == 0 and counts.copy().gram_min(1) == 0
+    counts.add_gram((rare,), 1)
+    assert counts.gram_min(1) == brute(counts, 1) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from tvr.cli._common import positive_int
@@ -90,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
         sampler=sampler,
         balance_scope=args.balance_scope,
     )
+    if args.workers > 1 and config.balance_scope == "global":
+        print(
+            "note: --workers is not used with --balance-scope global (the shards are sampled "
+            "one after another); --balance-scope shard samples them in parallel",
+            file=sys.stderr,
+        )
     path = generate(config, args.out, workers=args.workers, progress=not args.quiet)
     print(f"wrote {config.num} samples to {path}")
     return 0

@@ -69,6 +69,26 @@ class BalanceCounts:
         default_factory=lambda: [Counter() for _ in range(vocab.MAX_STEPS + 1)]
     )
     samples: int = 0
+    #: per n: how many n-gram options have each positive count (count -> options), so that the
+    #: smallest count is found without scanning up to 33^n options (`gram_min`)
+    gram_levels: list[Counter] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.gram_levels = [Counter(c for c in g.values() if c > 0) for g in self.grams]
+
+    def add_gram(self, gram: tuple[int, ...], delta: int = 1) -> None:
+        """Change the count of one n-gram (every n-gram count changes through here)."""
+        n = len(gram)
+        counter, levels = self.grams[n], self.gram_levels[n]
+        old = counter.get(gram, 0)
+        new = old + delta
+        counter[gram] = new
+        if old > 0:
+            levels[old] -= 1
+            if not levels[old]:
+                del levels[old]
+        if new > 0:
+            levels[new] += 1
 
     @classmethod
     def of_samples(cls, samples: Any) -> BalanceCounts:
@@ -107,10 +127,10 @@ class BalanceCounts:
     # --- n-gram balance of the next value ---------------------------------------------------------
     def gram_min(self, n: int) -> int:
         """Smallest count over all 33^n options of n-grams (0 while some option is unseen)."""
-        seen = self.grams[n]
-        if len(seen) < vocab.NUM_VALUES**n:
+        levels = self.gram_levels[n]
+        if sum(levels.values()) < vocab.NUM_VALUES**n:
             return 0
-        return min(seen.values())
+        return min(levels)
 
     def value_scores(self, history: list[int]) -> np.ndarray:
         """Per candidate value v: sum over n of (count of the n-gram history[-(n-1):] + v) - min.
@@ -140,7 +160,7 @@ class BalanceCounts:
         values = summary["values"]
         for n in range(1, len(values) + 1):
             for g in ngrams(values, n):
-                self.grams[n][g] += sign
+                self.add_gram(g, sign)
         self.samples += sign
 
     # --- statistics ------------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ class ShardSampler:
                 counts.move_types[vocab.MOVE_TYPES.index(step.move_type)] += 1
             vals = partial["values"]
             for n in range(1, len(vals) + 1):
-                counts.grams[n][tuple(vals[-n:])] += 1
+                counts.add_gram(tuple(vals[-n:]), 1)
         # roll back the incremental counts, then record the sample as a whole if it succeeded
         counts.visible[num_visible] -= 1
         for attr, idx in attr_values:
@@ -226,7 +226,7 @@ class ShardSampler:
         vals = partial["values"]
         for n in range(1, len(vals) + 1):
             for g in ngrams(vals, n):
-                counts.grams[n][g] -= 1
+                counts.add_gram(g, -1)
         if not ok:
             return None
 
