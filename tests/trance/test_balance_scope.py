@@ -175,3 +175,30 @@ def test_gram_min_tracks_the_smallest_count_exactly():
     assert counts.gram_min(1) == 0 and counts.copy().gram_min(1) == 0
     counts.add_gram((rare,), 1)
     assert counts.gram_min(1) == brute(counts, 1) == 1
+
+
+def test_the_command_lines_take_the_balance_scope(tmp_path, capsys):
+    from tvr.cli import main
+
+    base = ["sample", "--num", "20", "--shard-size", "10", "--no-occlusion", "--quiet"]
+    assert main([*base, "--out", str(tmp_path / "g"), "--workers", "2"]) == 0
+    assert "--workers is not used" in capsys.readouterr().err
+    assert json.loads((tmp_path / "g" / "config.json").read_text())["balance_scope"] == "global"
+    assert main([*base, "--out", str(tmp_path / "s"), "--balance-scope", "shard"]) == 0
+    assert json.loads((tmp_path / "s" / "config.json").read_text())["balance_scope"] == "shard"
+    with pytest.raises(SystemExit):
+        main([*base, "--out", str(tmp_path / "x"), "--balance-scope", "split"])
+    # tvr generate: the flag reaches the DatasetConfig (a bad value is named)
+    import argparse
+
+    from tvr.cli.generate import config_from_args, register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["generate", "--num", "5", "--balance-scope", "shard"])
+    assert config_from_args(args).balance_scope == "shard"
+    args = parser.parse_args(["generate", "--num", "5"])
+    assert config_from_args(args).balance_scope == "global"
+    args = parser.parse_args(["generate", "--num", "5", "--balance-scope", "both"])
+    with pytest.raises(UserError, match="balance_scope"):
+        config_from_args(args)
