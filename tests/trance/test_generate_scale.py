@@ -22,8 +22,9 @@ pytest.importorskip("moderngl")
 pytest.importorskip("PIL")
 
 import tvr
-from tvr.trance.dataset_config import DatasetConfig
+from tvr.trance.dataset_config import DatasetConfig, split_seed
 from tvr.trance.dataset_generate import generate_dataset
+from tvr.trance.sampler import ShardChain
 from tvr.trance.store import IMAGE_SLOTS, open_dataset
 
 TINY = ["--preset", "preview", "--image-size", "64x48", "--small-size", "32x32"]
@@ -90,6 +91,8 @@ def test_killed_job_resumes_to_the_same_data(tmp_path):
                    env=_env(), check=True, capture_output=True)  # fmt: skip
     assert_same_data(killed, whole)
     open_dataset(killed).verify()
+    # the default is global balance: the resume rebuilt the chain of balance counts
+    assert json.loads((killed / "config.json").read_text())["balance_scope"] == "global"
 
 
 def test_workers_and_ray_make_the_same_data(tmp_path):
@@ -102,6 +105,14 @@ def test_workers_and_ray_make_the_same_data(tmp_path):
     assert_same_data(one.root, pool.root)
     assert_same_data(one.root, ray.root)
     ray.verify()
+    # global balance (the default): the train shards are one chain of balance counts
+    assert config.balance_scope == "global"
+    chain = ShardChain(config.sampler, split_seed(config.seed, "train"))
+    expected = [s for k in range(3) for s in chain.sample(k, 2)]
+    made = [s.to_dict() for s in one.split("train").samples()]
+    for d in made:
+        del d["view"]
+    assert made == [s.to_dict() for s in expected]
     # and another seed is other data
     other = generate_dataset(
         _tiny_config(setting="view", split_sizes={"train": 2, "val": 0, "test": 0}, seed=4),

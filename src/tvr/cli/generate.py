@@ -11,7 +11,7 @@ from tvr.errors import UserError
 #: flag -> DatasetConfig field, for the options that map one to one
 _FIELDS = (
     "setting", "num", "seed", "shard_size", "backend", "preset", "resize_filter",
-    "png_compress_level",
+    "png_compress_level", "balance_scope",
 )  # fmt: skip
 
 
@@ -39,7 +39,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--image-size", type=size_option, help="full-size PNGs, WIDTHxHEIGHT (320x240)")
     p.add_argument("--small-size", type=size_option, help="training copy, WIDTHxHEIGHT (160x120)")
     p.add_argument("--resize-filter", help="box (area, default), lanczos, bilinear, bicubic")
-    p.add_argument("--png-compress-level", type=int, help="zlib level 0..9 (default 3; 6: files 20%% smaller, 2.6 ms more per image)")
+    p.add_argument(
+        "--png-compress-level",
+        type=int,
+        help="zlib level 0..9 (default 3; 6: files 20%% smaller, 2.6 ms more per image)",
+    )
+    p.add_argument(
+        "--balance-scope",
+        help="global (default, the paper's): each shard continues the balance counts of the "
+        "earlier shards of its split, sampled one after another in this process while the "
+        "workers render; shard: every shard balanced on its own (older datasets)",
+    )
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
         "--ray",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from tvr.cli._common import positive_int
 from tvr.errors import UserError
 from tvr.trance.generate import SETTINGS, GenerateConfig, generate
-from tvr.trance.sampler import SamplerConfig
+from tvr.trance.sampler import BALANCE_SCOPES, SamplerConfig
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,9 +39,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--shard-size",
         type=positive_int,
         default=500,
-        help="samples per shard; shards are balanced on their own and run in parallel (default 500)",
+        help="samples per shard: the unit of resume (default 500)",
     )
-    p.add_argument("--workers", type=positive_int, default=1, help="parallel processes (default 1)")
+    p.add_argument(
+        "--balance-scope",
+        choices=BALANCE_SCOPES,
+        default="global",
+        help="global (default, the paper's): each shard continues the balance counts of the "
+        "earlier shards, so shards are sampled one after another (--workers is not used); "
+        "shard: every shard is balanced on its own and shards run in parallel (--workers), "
+        "but their imbalances add up over many shards",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="parallel processes, with --balance-scope shard only (default 1)",
+    )
     p.add_argument(
         "--config",
         type=Path,
@@ -69,8 +84,19 @@ def run(args: argparse.Namespace) -> int:
         options["occlusion"] = False
     sampler = SamplerConfig.from_dict(options)
     config = GenerateConfig.for_setting(
-        args.setting, num=args.num, seed=args.seed, shard_size=args.shard_size, sampler=sampler
+        args.setting,
+        num=args.num,
+        seed=args.seed,
+        shard_size=args.shard_size,
+        sampler=sampler,
+        balance_scope=args.balance_scope,
     )
+    if args.workers > 1 and config.balance_scope == "global":
+        print(
+            "note: --workers is not used with --balance-scope global (the shards are sampled "
+            "one after another); --balance-scope shard samples them in parallel",
+            file=sys.stderr,
+        )
     path = generate(config, args.out, workers=args.workers, progress=not args.quiet)
     print(f"wrote {config.num} samples to {path}")
     return 0

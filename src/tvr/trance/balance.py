@@ -5,6 +5,8 @@ of earlier samples and t the tolerance (0.1). `BalanceCounts` holds every balanc
 set of samples: visible objects, attribute values of objects, number of steps, transformed
 object index, move type and n-gram value sequences (n = 1..4). It can add and remove one sample,
 so the counts of a failed sample roll back, and it reports the statistics of Table 8.
+`BalanceCounts.of_samples` rebuilds the counts of earlier samples exactly (a sampler's counts are
+the sum of its samples' factors), so balance can continue across shards (global balance).
 """
 
 from __future__ import annotations
@@ -67,14 +69,68 @@ class BalanceCounts:
         default_factory=lambda: [Counter() for _ in range(vocab.MAX_STEPS + 1)]
     )
     samples: int = 0
+    #: per n: how many n-gram options have each positive count (count -> options), so that the
+    #: smallest count is found without scanning up to 33^n options (`gram_min`)
+    gram_levels: list[Counter] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.gram_levels = [Counter(c for c in g.values() if c > 0) for g in self.grams]
+
+    def add_gram(self, gram: tuple[int, ...], delta: int = 1) -> None:
+        """Change the count of one n-gram (every n-gram count changes through here)."""
+        n = len(gram)
+        counter, levels = self.grams[n], self.gram_levels[n]
+        old = counter.get(gram, 0)
+        new = old + delta
+        counter[gram] = new
+        if old > 0:
+            levels[old] -= 1
+            if not levels[old]:
+                del levels[old]
+        if new > 0:
+            levels[new] += 1
+
+    @classmethod
+    def of_samples(cls, samples: Any) -> BalanceCounts:
+        """The counts of `samples` (any iterable of `Sample`), exactly as a sampler that made
+        them one after another holds them after the last one."""
+        counts = cls()
+        for s in samples:
+            counts.record(sample_factors(s))
+        return counts
+
+    def copy(self) -> BalanceCounts:
+        return BalanceCounts(
+            visible=self.visible.copy(),
+            attr_values={a: c.copy() for a, c in self.attr_values.items()},
+            steps=self.steps.copy(),
+            objects=self.objects.copy(),
+            move_types=self.move_types.copy(),
+            grams=[Counter(+g) for g in self.grams],  # unary + drops the rolled-back zeros
+            samples=self.samples,
+        )
+
+    def same_as(self, other: BalanceCounts) -> bool:
+        """True if every balanced factor has the same counts (zero entries ignored)."""
+        return (
+            self.samples == other.samples
+            and np.array_equal(self.visible, other.visible)
+            and all(
+                np.array_equal(self.attr_values[a], other.attr_values[a]) for a in self.attr_values
+            )
+            and np.array_equal(self.steps, other.steps)
+            and np.array_equal(self.objects, other.objects)
+            and np.array_equal(self.move_types, other.move_types)
+            and all(+a == +b for a, b in zip(self.grams, other.grams, strict=True))
+        )
 
     # --- n-gram balance of the next value ---------------------------------------------------------
     def gram_min(self, n: int) -> int:
         """Smallest count over all 33^n options of n-grams (0 while some option is unseen)."""
-        seen = self.grams[n]
-        if len(seen) < vocab.NUM_VALUES**n:
+        levels = self.gram_levels[n]
+        if sum(levels.values()) < vocab.NUM_VALUES**n:
             return 0
-        return min(seen.values())
+        return min(levels)
 
     def value_scores(self, history: list[int]) -> np.ndarray:
         """Per candidate value v: sum over n of (count of the n-gram history[-(n-1):] + v) - min.
@@ -104,7 +160,7 @@ class BalanceCounts:
         values = summary["values"]
         for n in range(1, len(values) + 1):
             for g in ngrams(values, n):
-                self.grams[n][g] += sign
+                self.add_gram(g, sign)
         self.samples += sign
 
     # --- statistics ------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 from tvr.errors import UserError
 from tvr.trance.render.images import BACKENDS
 from tvr.trance.render.presets import PRESETS
-from tvr.trance.sampler import SamplerConfig
+from tvr.trance.sampler import LEGACY_BALANCE_SCOPE, SamplerConfig, check_balance_scope
 from tvr.trance.store import STORE_FORMAT
 
 SETTINGS = ("basic", "event", "view")
@@ -65,6 +65,10 @@ class DatasetConfig:
     png_compress_level: int = 3  # zlib level of the PNGs (0..9; tvr.trance.png)
     source: str = "generated"  # "generated", or "release" for a store imported from the release
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
+    # "global": shard s of a split starts from the balance counts of shards 0..s-1 (the paper's
+    # balance over the whole split); "shard": every shard is balanced on its own (older datasets,
+    # whose config.json has no such field)
+    balance_scope: str = "global"
 
     def __post_init__(self) -> None:
         # Basic is one step per sample: the sampler's default 1..4 steps become 1..1
@@ -149,6 +153,7 @@ class DatasetConfig:
         if self.source not in ("generated", "release"):
             raise UserError(f"{_option('source')}: 'generated' or 'release', got {self.source!r}")
         self.sampler.validate()
+        check_balance_scope(self.balance_scope)
         if self.setting == "basic" and (self.sampler.min_steps, self.sampler.max_steps) != (1, 1):
             raise UserError(
                 "the basic setting has exactly one step per sample: sampler min_steps and "
@@ -230,6 +235,11 @@ class DatasetConfig:
             return cls(sampler=sampler_config, **d).validate()
         except TypeError as err:
             raise UserError(f"{where}: {err}") from None
+
+
+def saved_balance_scope(saved: dict[str, Any]) -> str:
+    """The balance scope of a saved config.json ("shard" for data made before the option)."""
+    return str(saved.get("balance_scope", LEGACY_BALANCE_SCOPE))
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:

@@ -5,6 +5,13 @@ the split's seed (`dataset_config.split_seed`), View samples draw their final vi
 (split seed, shard), and rendering is deterministic per backend. So a dataset made by one process,
 by K worker processes or by a Ray cluster of ten machines is the same.
 
+Balance scope "global" (default): shard s of a split starts from the balance counts of shards
+0..s-1 (`tvr.trance.sampler.ShardChain`), so the driver samples the shards one after another,
+a few shards ahead of the render workers, and hands each shard's samples to a worker; a rerun
+rebuilds the counts from the finished shards' samples.jsonl and samples the missing shards again
+(the same samples: a shard is deterministic from its seed and its starting counts). Scope "shard":
+each worker samples its shard from zero counts.
+
 Each shard is written into a temporary folder (samples.jsonl, PNGs, the small uint8 array,
 manifest.json last) and renamed into place when complete; a rerun with the same config skips the
 finished shards, so a job killed at any moment loses only the shards in progress. Worker processes
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -25,8 +33,9 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +46,8 @@ from tvr.trance.dataset_config import SPLITS, DatasetConfig, split_seed
 from tvr.trance.png import encode_png
 from tvr.trance.render.scene import sample_views
 from tvr.trance.sample import Sample
-from tvr.trance.sampler import ShardSampler
-from tvr.trance.samples_io import write_json, write_samples
+from tvr.trance.sampler import LEGACY_BALANCE_SCOPE, ShardChain, ShardSampler
+from tvr.trance.samples_io import read_samples, write_json, write_samples
 from tvr.trance.store import (
     IMAGE_SLOTS,
     IMAGES_DIR,
@@ -59,16 +68,54 @@ VIEW_STREAM = 0x7669  # extra entry of the View draw's seed, apart from the samp
 
 
 # --- one shard ---------------------------------------------------------------------------------
-def shard_samples(config: DatasetConfig, split: str, shard: int) -> list[Sample]:
-    """The samples of one shard (View samples carry `extra["view"]`)."""
+def shard_samples(
+    config: DatasetConfig, split: str, shard: int, chain: ShardChain | None = None
+) -> list[Sample]:
+    """The samples of one shard (View samples carry `extra["view"]`): from `chain` (global
+    balance: the split's chain, at this shard) or from zero counts (balance scope "shard")."""
     seed = split_seed(config.seed, split)
-    sampler = ShardSampler(config.sampler, seed, shard)
-    samples = [sampler.sample(i) for i in range(config.shard_count(split, shard))]
+    count = config.shard_count(split, shard)
+    if chain is not None:
+        samples = chain.sample(shard, count)
+    else:
+        sampler = ShardSampler(config.sampler, seed, shard)
+        samples = [sampler.sample(i) for i in range(count)]
     if config.setting == "view":
         views = np.random.default_rng([seed, shard, VIEW_STREAM]).integers(0, 3, len(samples))
         for s, v in zip(samples, views, strict=True):
             s.extra["view"] = "LCR"[int(v)]
     return samples
+
+
+@dataclass
+class ShardJob:
+    """One shard to build; `samples` None: the worker samples it (balance scope "shard")."""
+
+    split: str
+    shard: int
+    samples: list[Sample] | None = None
+    sample_seconds: float = 0.0
+
+
+def shard_jobs(config: DatasetConfig, out: Path, todo: list[tuple[str, int]]) -> Iterator[ShardJob]:
+    """The jobs of the shards in `todo` (in plan order), lazily. Global balance samples each
+    shard here, continuing its split's chain: the finished shards before it are read back from
+    their samples.jsonl and counted, the unfinished ones sampled (again, on a resume)."""
+    if config.balance_scope != "global":
+        yield from (ShardJob(split, shard) for split, shard in todo)
+        return
+    for split in SPLITS:
+        wanted = {k for s, k in todo if s == split}
+        if not wanted:
+            continue
+        chain = ShardChain(config.sampler, split_seed(config.seed, split))
+        for k in range(max(wanted) + 1):
+            if k in wanted:
+                t0 = time.perf_counter()
+                samples = shard_samples(config, split, k, chain)
+                yield ShardJob(split, k, samples, time.perf_counter() - t0)
+            else:
+                chain.record(k, read_samples(shards_dir(out, split) / shard_name(k) / SAMPLES_FILE))
 
 
 def colour_image(renderer: Any, desc: Any) -> np.ndarray:
@@ -107,11 +154,16 @@ def build_shard(
     shard: int,
     dest: Path,
     progress: Callable[[int], None] | None = None,
+    samples: list[Sample] | None = None,
+    sample_seconds: float = 0.0,
 ) -> dict[str, Any]:
-    """Sample, render and write one shard into the empty folder `dest`; returns its manifest."""
-    t0 = time.perf_counter()
-    samples = shard_samples(config, split, shard)
-    t_sample = time.perf_counter() - t0
+    """Sample (unless `samples` are given, made by `sample_seconds` of the driver), render and
+    write one shard into the empty folder `dest`; returns its manifest."""
+    t_sample = sample_seconds
+    if samples is None:
+        t0 = time.perf_counter()
+        samples = shard_samples(config, split, shard)
+        t_sample = time.perf_counter() - t0
 
     timing = {"render": 0.0, "render_cpu": 0.0}  # the render calls alone, wall and CPU
 
@@ -231,6 +283,8 @@ def make_shard(
     split: str,
     shard: int,
     progress: Callable[[int], None] | None = None,
+    samples: list[Sample] | None = None,
+    sample_seconds: float = 0.0,
 ) -> Path:
     """Build one shard of the dataset in `out` (temporary folder, then renamed)."""
     folder = shards_dir(out, split)
@@ -238,7 +292,7 @@ def make_shard(
     tmp = folder / f"{temp_prefix(shard)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
     try:
-        build_shard(config, renderer, split, shard, tmp, progress)
+        build_shard(config, renderer, split, shard, tmp, progress, samples, sample_seconds)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -278,14 +332,15 @@ def _init_worker(config_dict: dict[str, Any], out: str, progress_queue: Any, thr
     _WORKER["renderer"] = None
 
 
-def _worker_job(split: str, shard: int) -> tuple[str, int]:
+def _worker_job(job: ShardJob) -> tuple[str, int]:
     if _WORKER["renderer"] is None:  # one renderer per process, made on its first shard
         _WORKER["renderer"] = make_renderer_for(_WORKER["config"], _WORKER["threads"])
     q = _WORKER["queue"]
     make_shard(
-        _WORKER["config"], _WORKER["renderer"], _WORKER["out"], split, shard, lambda n: q.put(n)
-    )
-    return split, shard
+        _WORKER["config"], _WORKER["renderer"], _WORKER["out"], job.split, job.shard,
+        lambda n: q.put(n), job.samples, job.sample_seconds,
+    )  # fmt: skip
+    return job.split, job.shard
 
 
 # --- Ray ---------------------------------------------------------------------------------------
@@ -297,11 +352,15 @@ class RayShardBuilder:
         self.config = DatasetConfig.from_dict(config_dict)
         self.renderer = make_renderer_for(self.config, threads=1)  # the actor holds one CPU
 
-    def build(self, split: str, shard: int) -> tuple[str, int, dict[str, bytes]]:
+    def build(self, job: ShardJob) -> tuple[str, int, dict[str, bytes]]:
+        split, shard = job.split, job.shard
         with tempfile.TemporaryDirectory(prefix="tvr-shard-") as tmp:
             dest = Path(tmp) / "shard"
             dest.mkdir()
-            build_shard(self.config, self.renderer, split, shard, dest)
+            build_shard(
+                self.config, self.renderer, split, shard, dest, None, job.samples,
+                job.sample_seconds,
+            )  # fmt: skip
             files = {
                 str(p.relative_to(dest)): p.read_bytes() for p in dest.rglob("*") if p.is_file()
             }
@@ -348,7 +407,9 @@ def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
         else:
             ray.init(address=address, log_to_driver=False)
     except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
-        raise UserError(f"option 'ray' (--ray {address}): cannot start or join Ray: {err}") from None
+        raise UserError(
+            f"option 'ray' (--ray {address}): cannot start or join Ray: {err}"
+        ) from None
     return ray, True
 
 
@@ -367,10 +428,17 @@ def _run_ray(
         actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
         actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
         pool = ActorPool(actors)
-        results = pool.map_unordered(lambda a, job: a.build.remote(job[0], job[1]), list(todo))
-        for split, shard, files in results:
+        jobs = shard_jobs(config, out, todo)
+        # a few shards ahead of the actors: global balance samples them here, in order
+        for job in itertools.islice(jobs, 2 * n_actors):
+            pool.submit(lambda a, j: a.build.remote(j), job)
+        while pool.has_next():
+            split, shard, files = pool.get_next_unordered()
             _write_files(out, split, shard, files)
             bar.update(4 * config.shard_count(split, shard))
+            job = next(jobs, None)
+            if job is not None:
+                pool.submit(lambda a, j: a.build.remote(j), job)
         for a in actors:
             ray.kill(a)
     finally:
@@ -404,6 +472,8 @@ def check_same_config(config: DatasetConfig, out: Path) -> None:
             old = json.loads(cfg_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             old = None
+        if isinstance(old, dict):  # written before the option: each shard balanced on its own
+            old.setdefault("balance_scope", LEGACY_BALANCE_SCOPE)
         if old != config.to_dict():
             diff = (
                 sorted(k for k in config.to_dict() if old.get(k) != config.to_dict()[k])
@@ -496,8 +566,11 @@ def generate_dataset(
         elif todo:
             if renderer is None:
                 renderer = make_renderer_for(config)
-            for split, shard in todo:
-                make_shard(config, renderer, out, split, shard, lambda n: bar.update(4 * n))
+            for job in shard_jobs(config, out, todo):
+                make_shard(
+                    config, renderer, out, job.split, job.shard, lambda n: bar.update(4 * n),
+                    job.samples, job.sample_seconds,
+                )  # fmt: skip
     finally:
         bar.close()
         if renderer is not None:
@@ -518,13 +591,18 @@ def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None
         initializer=_init_worker,
         initargs=(config.to_dict(), str(out), q, threads),
     ) as pool:
-        pending = {pool.submit(_worker_job, s, k) for s, k in todo}
+        jobs = shard_jobs(config, out, todo)
+        # a few shards ahead of the workers: global balance samples them here, in order
+        pending = {pool.submit(_worker_job, job) for job in itertools.islice(jobs, 2 * n)}
         try:
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 _drain(q, bar)
                 for fut in finished:
                     fut.result()  # re-raise a worker's error
+                    job = next(jobs, None)
+                    if job is not None:
+                        pending.add(pool.submit(_worker_job, job))
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
             raise

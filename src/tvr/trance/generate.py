@@ -8,6 +8,12 @@ Layout of an output folder:
 
 A rerun with the same config skips the shards already on disk, so a killed job loses at most the
 shards in progress and ends with the same data as an uninterrupted run.
+
+Balance scope: "global" (default, the paper's) samples the shards one after another, each from
+the balance counts of all earlier shards (`tvr.trance.sampler.ShardChain`); a rerun rebuilds the
+counts from the finished shard files. It runs in one process, whatever `workers` says. "shard"
+balances every shard on its own, so shards run in parallel (`workers`), but the shards' small
+imbalances add up (docs/report.md). A config.json without the field is "shard" (older data).
 """
 
 from __future__ import annotations
@@ -24,7 +30,13 @@ from tqdm import tqdm
 from tvr.errors import UserError
 from tvr.trance.report import balance_stats
 from tvr.trance.sample import Sample
-from tvr.trance.sampler import SamplerConfig, ShardSampler
+from tvr.trance.sampler import (
+    LEGACY_BALANCE_SCOPE,
+    SamplerConfig,
+    ShardChain,
+    ShardSampler,
+    check_balance_scope,
+)
 from tvr.trance.samples_io import read_samples, write_json, write_samples
 
 SETTINGS = ("basic", "event", "view")
@@ -39,8 +51,10 @@ class GenerateConfig:
     shard_size: int = 500
     setting: str = "event"
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
+    balance_scope: str = "global"  # "global": shards chain their balance counts; "shard": not
 
     def validate(self) -> GenerateConfig:
+        check_balance_scope(self.balance_scope)
         if self.num < 1:
             raise UserError(f"--num must be at least 1, got {self.num}")
         if self.shard_size < 1:
@@ -114,6 +128,19 @@ def _complete(out: Path, config: GenerateConfig, shard: int) -> bool:
         return sum(1 for line in f if line.strip()) == len(config.shard_range(shard))
 
 
+def _run_chain(config: GenerateConfig, out: Path, todo: set[int], bar: tqdm) -> None:
+    """Global balance: the shards in order, the missing ones sampled from the counts of all
+    earlier shards, the finished ones read back and counted."""
+    chain = ShardChain(config.sampler, config.seed)
+    for s in range(max(todo) + 1):
+        if s in todo:
+            samples = chain.sample(s, len(config.shard_range(s)))
+            write_samples(shard_path(out, s), samples)
+            bar.update(len(samples))
+        else:
+            chain.record(s, read_samples(shard_path(out, s)))
+
+
 def generate(
     config: GenerateConfig, out: str | Path, workers: int = 1, progress: bool = True
 ) -> Path:
@@ -124,6 +151,8 @@ def generate(
     cfg_path = out / "config.json"
     if cfg_path.exists():
         old = json.loads(cfg_path.read_text())
+        if isinstance(old, dict):
+            old.setdefault("balance_scope", LEGACY_BALANCE_SCOPE)
         if old != config.to_dict():
             raise UserError(
                 f"{out} already holds data made with another config ({cfg_path}); "
@@ -134,7 +163,9 @@ def generate(
     todo = [s for s in range(config.num_shards) if not _complete(out, config, s)]
     bar = tqdm(total=config.num, disable=not progress, unit="sample", desc="sampling")
     bar.update(config.num - sum(len(config.shard_range(s)) for s in todo))
-    if workers <= 1 or len(todo) <= 1:
+    if config.balance_scope == "global" and todo:
+        _run_chain(config, out, set(todo), bar)
+    elif workers <= 1 or len(todo) <= 1:
         for s in todo:
             _, n = _shard_job(config.to_dict(), s, str(out))
             bar.update(n)

@@ -3,7 +3,13 @@
 A shard is made sample after sample by one `ShardSampler`, because the balanced counts depend on
 the history (as in the released generator); the counts of a failed attempt are rolled back.
 Every sample's randomness comes from (seed, shard, index), so a shard is deterministic from
-(seed, shard) and shards can be made in parallel processes, on one machine or many.
+(seed, shard, balance counts at its start).
+
+Balance scope (`BALANCE_SCOPES`): "global" (the paper's behaviour, Algorithm 1 over the whole
+split) chains the shards of a split: shard s starts from the counts of shards 0..s-1
+(`ShardChain`), so the symbolic samples are made one shard after another, while rendering can
+still run in parallel. "shard" starts every shard from zero counts: shards are independent and can
+be sampled in parallel, but their small imbalances add up over many shards.
 
 Rules checked while sampling (every check calls `tvr.trance.world`):
   A   no overlap after any step;
@@ -28,6 +34,10 @@ from tvr.trance.camera import VIEWS, sample_jitter
 from tvr.trance.occlusion import OCCLUSION_THRESHOLD, OcclusionCheck, fast_visible_pixel_counts
 from tvr.trance.sample import Sample, Step, array_to_objects
 from tvr.trance.world import COL_SIZE, COL_X, COL_Y
+
+BALANCE_SCOPES = ("global", "shard")
+#: the scope of data made before the option existed (a config.json without `balance_scope`)
+LEGACY_BALANCE_SCOPE = "shard"
 
 _POSITION_VALUES = np.array(
     [vocab.VALUE_ATTR[v] == vocab.ATTRIBUTES.index("position") for v in range(vocab.NUM_VALUES)]
@@ -116,12 +126,15 @@ class ShardSampler:
         seed: int,
         shard: int,
         occlusion_check: OcclusionCheck = fast_visible_pixel_counts,
+        counts: BalanceCounts | None = None,
     ) -> None:
+        """`counts`: the balance counts to start from and keep updating (global balance: those
+        of the earlier shards); None starts from zero."""
         self.config = config.validate()
         self.seed = seed
         self.shard = shard
         self.check = occlusion_check
-        self.counts = BalanceCounts()
+        self.counts = BalanceCounts() if counts is None else counts
         self.attempts = 0
         self.failures = 0
         self._allowed_values = np.array(
@@ -200,7 +213,7 @@ class ShardSampler:
                 counts.move_types[vocab.MOVE_TYPES.index(step.move_type)] += 1
             vals = partial["values"]
             for n in range(1, len(vals) + 1):
-                counts.grams[n][tuple(vals[-n:])] += 1
+                counts.add_gram(tuple(vals[-n:]), 1)
         # roll back the incremental counts, then record the sample as a whole if it succeeded
         counts.visible[num_visible] -= 1
         for attr, idx in attr_values:
@@ -213,7 +226,7 @@ class ShardSampler:
         vals = partial["values"]
         for n in range(1, len(vals) + 1):
             for g in ngrams(vals, n):
-                counts.grams[n][g] -= 1
+                counts.add_gram(g, -1)
         if not ok:
             return None
 
@@ -369,6 +382,54 @@ class ShardSampler:
             ):
                 return False
         return True
+
+
+def check_balance_scope(scope: str, option: str = "balance_scope") -> str:
+    if scope not in BALANCE_SCOPES:
+        raise UserError(
+            f"option '{option}' (--{option.replace('_', '-')}): expected one of "
+            f"{', '.join(BALANCE_SCOPES)}, got {scope!r}"
+        )
+    return scope
+
+
+class ShardChain:
+    """Global balance over the shards of one split: shard s is sampled from the counts of shards
+    0..s-1. Shards are taken in order, each either sampled (`sample`) or, when it exists already
+    (a resumed job), counted from its samples (`record`); both give the same counts."""
+
+    def __init__(
+        self,
+        config: SamplerConfig,
+        seed: int,
+        occlusion_check: OcclusionCheck = fast_visible_pixel_counts,
+    ) -> None:
+        self.config = config
+        self.seed = seed
+        self.check = occlusion_check
+        self.counts = BalanceCounts()
+        self.next_shard = 0
+
+    def _expect(self, shard: int) -> None:
+        if shard != self.next_shard:
+            raise ValueError(
+                f"shards of a chain go in order: expected {self.next_shard}, got {shard}"
+            )
+
+    def sample(self, shard: int, count: int) -> list[Sample]:
+        """The `count` samples of `shard` (the next one), continuing the chain's counts."""
+        self._expect(shard)
+        sampler = ShardSampler(self.config, self.seed, shard, self.check, counts=self.counts)
+        samples = [sampler.sample(i) for i in range(count)]
+        self.next_shard += 1
+        return samples
+
+    def record(self, shard: int, samples: list[Sample]) -> None:
+        """Count the samples of `shard` (the next one) made earlier."""
+        self._expect(shard)
+        for s in samples:
+            self.counts.record(sample_factors(s))
+        self.next_shard += 1
 
 
 def out_move_options(state: np.ndarray, obj: int) -> tuple[int, ...]:
