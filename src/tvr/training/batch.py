@@ -165,7 +165,7 @@ def _stack(arrays: list[np.ndarray]) -> torch.Tensor:
     first = arrays[0]
     if torch.utils.data.get_worker_info() is None or first.dtype == np.bool_:
         return torch.from_numpy(np.stack(arrays))
-    like = torch.from_numpy(first)
+    like = torch.from_numpy(np.empty(0, dtype=first.dtype))  # first may be a read-only view
     storage = like.untyped_storage()._new_shared(len(arrays) * first.nbytes)
     out = like.new_empty(0).set_(storage).view(-1)[: len(arrays) * first.size]
     out = out.view(len(arrays), *first.shape)
