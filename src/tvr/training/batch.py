@@ -8,8 +8,9 @@ out the same way.
 
 Images travel as the store keeps them, uint8 (H, W, 3): a quarter of a float32 (3, H, W) image's
 bytes through the DataLoader's shared memory and a plain copy in `collate`. The model step turns
-them into float on its device with `images_to_float` (the LightningModule's
-`on_after_batch_transfer`, prediction; REINFORCE and the losses get the converted images).
+them into float on its device with `images_to_float` (the first line of the LightningModule's
+training and validation steps, and prediction; augmentation, the losses and REINFORCE get the
+converted images).
 
 Fields of a `Batch` (B samples):
 
@@ -97,9 +98,9 @@ def make_example(
     first_options: Sequence[int] = (),
     view: str = "C",
 ) -> dict[str, Any]:
-    """One example of the contract: images uint8 (H, W, 3) (see `image_to_uint8` for the other
-    layouts and float images), states (10, 6), steps as (object, value) indices, the first step's accepted
-    values (empty: the reference value alone), and the view letter."""
+    """One example of the contract: images uint8 (H, W, 3) (`image_to_uint8` takes the other
+    layout and float images), states (10, 6), steps as (object, value) indices, the first
+    step's accepted values (empty: the reference value alone), and the view letter."""
     obj_t, val_t = targets(steps)
     options = np.zeros(NUM_VALUES, dtype=bool)
     if steps:

@@ -3,8 +3,9 @@
 `TranceModule` makes the batch's uint8 images float on the device first in each step
 (`images_to_float`: (B, 3, H, W) float32 in [0, 1], x / 255), trains a TranceNet model by
 teacher forcing on Eq. 7 or fine-tunes it with REINFORCE, augments the image pairs with one
-shared random translation, and validates by greedy decoding scored through the simulator (`val/acc` is the metric the best checkpoint is chosen by).
-Adam at the configured lr, divided by 10 at `drop_epoch`.
+shared random translation, and validates by greedy decoding scored through the simulator
+(`val/acc` is the metric the best checkpoint is chosen by). Adam at the configured lr, divided
+by 10 at `drop_epoch`.
 """
 
 from __future__ import annotations

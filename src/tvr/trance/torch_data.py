@@ -3,9 +3,9 @@
 Each item is `tvr.training.batch.make_example(...)` of one sample: the initial image (init.C) and
 the final image (fin.C for Basic and Event, the sample's own view for View), uint8 (H, W, 3) as
 the store keeps them: read-only views of the memory-mapped small array (no decoding, no copy:
-`collate` makes the one copy, into the batch) or, with `size="full"`, decoded from the PNGs; the 10x19
-object vectors, the states, the reference steps as targets, the first step's accepted values
-(Basic: an "out" move accepts every valid option) and the view. The `trance` training source
+`collate` makes the one copy, into the batch) or, with `size="full"`, decoded from the PNGs;
+the 10x19 object vectors, the states, the reference steps as targets, the first step's accepted
+values (Basic: an "out" move accepts every valid option) and the view. The `trance` training source
 (`tvr.training.data`) opens DIR with these classes, so `tvr train --data trance --data-root DIR`
 needs no glue. torch is imported here only, so the symbolic package does not need it.
 """
