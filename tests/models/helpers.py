@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from tvr.models import build_model
-from tvr.training.batch import collate
+from tvr.training.batch import collate, images_to_float
 from tvr.training.config import TrainConfig
 from tvr.training.losses import supervised_loss
 from tvr.training.module import score_decoded
@@ -15,7 +15,8 @@ TINY = (30, 40)  # height, width of the test images
 
 
 def tiny_batch(n: int = 8, setting: str = "event", image_size=TINY, seed: int = 3):
-    return collate(make_synthetic_examples(n, setting, image_size, seed=seed))
+    """A collated synthetic batch with its images made float, as the model step sees it."""
+    return images_to_float(collate(make_synthetic_examples(n, setting, image_size, seed=seed)))
 
 
 def greedy_acc(model, batch, setting: str) -> float:

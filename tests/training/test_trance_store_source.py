@@ -15,7 +15,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from tvr.cli import main
-from tvr.training.batch import IGNORE, OBJ_END, VALUE_END, VIEW_INDEX, collate
+from tvr.training.batch import IGNORE, OBJ_END, VALUE_END, VIEW_INDEX, collate, images_to_float
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
 from tvr.trance.dataset_config import DatasetConfig
@@ -43,9 +43,9 @@ def stores(tmp_path_factory):
 def _check_example(ex, sp, i, view):
     s = sp.sample(i)
     assert ex["id"] == s.id
-    assert ex["init_image"].shape == (3, 48, 64) and ex["init_image"].dtype == np.float32
-    assert np.allclose(ex["init_image"], sp.image(i, "init", "C").transpose(2, 0, 1) / 255.0)
-    assert np.allclose(ex["final_image"], sp.image(i, "fin", view).transpose(2, 0, 1) / 255.0)
+    assert ex["init_image"].shape == (48, 64, 3) and ex["init_image"].dtype == np.uint8
+    assert np.array_equal(ex["init_image"], sp.image(i, "init", "C"))
+    assert np.array_equal(ex["final_image"], sp.image(i, "fin", view))
     assert ex["objects"].shape == (10, 19)
     assert np.array_equal(ex["objects"], object_vectors(s.initial_array))
     assert np.array_equal(ex["final_state"], s.final_array)
@@ -83,10 +83,11 @@ def test_loader_with_workers_and_full_size(stores):
     loader = DataLoader(ds, batch_size=5, num_workers=2, collate_fn=collate)
     batches = list(loader)
     assert sum(len(b["id"]) for b in batches) == 12
-    assert batches[0]["init_image"].shape == (5, 3, 48, 64)
+    assert batches[0]["init_image"].shape == (5, 48, 64, 3)
+    assert batches[0]["init_image"].dtype == torch.uint8
     assert [i for b in batches for i in b["id"]] == ds.split.ids
     full = store_dataset(stores["view"], "train", size="full")
-    assert full[3]["final_image"].shape == (3, 72, 96)
+    assert full[3]["final_image"].shape == (72, 96, 3)
     # a spawned worker gets the dataset without its caches (a memmap would pickle as a copy)
     for i in range(len(ds)):
         ds[i]
@@ -95,13 +96,47 @@ def test_loader_with_workers_and_full_size(stores):
     assert all(np.array_equal(copy[i]["final_image"], ds[i]["final_image"]) for i in range(12))
 
 
+def _old_float32(img: np.ndarray) -> np.ndarray:
+    """The float32 (3, H, W) image the loader made before images travelled as uint8."""
+    out = np.empty((3, *img.shape[:2]), dtype=np.float32)
+    np.divide(img.transpose(2, 0, 1), np.float32(255.0), out=out, dtype=np.float32)
+    return out
+
+
+def test_the_model_step_sees_the_float32_images_of_before(stores):
+    import warnings
+
+    from tvr.training.losses import supervised_loss
+    from tvr.training.module import TranceModule
+
+    ds = store_dataset(stores["view"], "train")
+    loader = DataLoader(ds, batch_size=6, num_workers=1, collate_fn=collate)
+    batch = next(iter(loader))
+    views = [ds.split.sample(i).extra["view"] for i in range(6)]
+    init = np.stack([_old_float32(ds.split.image(i, "init", "C")) for i in range(6)])
+    final = np.stack([_old_float32(ds.split.image(i, "fin", views[i])) for i in range(6)])
+    seen = images_to_float(batch)  # what each step of the module starts with
+    assert seen["init_image"].dtype == torch.float32
+    assert torch.equal(seen["init_image"], torch.from_numpy(init))
+    assert torch.equal(seen["final_image"], torch.from_numpy(final))
+    # so the module's loss on the uint8 batch is the loss on the float32 images of before
+    config = TrainConfig(model="cnn+-g", setting="view", image_size=(48, 64), translate=0.0)
+    module = TranceModule(config.to_dict())
+    old = dict(batch, init_image=torch.from_numpy(init), final_image=torch.from_numpy(final))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # self.log without a Trainer
+        loss = module.training_step(batch, 0)
+    want = supervised_loss(module.model, old, old["init_image"], old["final_image"])["loss"]
+    assert torch.equal(loss, want)
+
+
 def test_training_source_by_name(stores, tmp_path):
     config = TrainConfig(model="cnn+-g", setting="view", data="trance",
                          data_root=str(stores["view"].root), image_size=(48, 64))  # fmt: skip
     train = make_dataset(config, "train")
-    assert len(train) == 12 and train[0]["init_image"].shape == (3, 48, 64)
+    assert len(train) == 12 and train[0]["init_image"].shape == (48, 64, 3)
     config.image_size = (72, 96)
-    assert make_dataset(config, "val")[0]["init_image"].shape == (3, 72, 96)
+    assert make_dataset(config, "val")[0]["init_image"].shape == (72, 96, 3)
     config.image_size = (120, 160)
     with pytest.raises(ValueError, match="image-size"):
         make_dataset(config, "val")

@@ -1,9 +1,11 @@
 """The Lightning side of training: the LightningModule (supervised or REINFORCE) and the data.
 
-`TranceModule` trains a TranceNet model by teacher forcing on Eq. 7 or fine-tunes it with
-REINFORCE, augments the image pairs with one shared random translation, and validates by greedy
-decoding scored through the simulator (`val/acc` is the metric the best checkpoint is chosen by).
-Adam at the configured lr, divided by 10 at `drop_epoch`.
+`TranceModule` makes the batch's uint8 images float on the device first in each step
+(`images_to_float`: (B, 3, H, W) float32 in [0, 1], x / 255), trains a TranceNet model by
+teacher forcing on Eq. 7 or fine-tunes it with REINFORCE, augments the image pairs with one
+shared random translation, and validates by greedy decoding scored through the simulator
+(`val/acc` is the metric the best checkpoint is chosen by). Adam at the configured lr, divided
+by 10 at `drop_epoch`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from torchmetrics import MeanMetric
 
 from tvr.models import build_model
 from tvr.training.augment import random_translate
-from tvr.training.batch import Batch, collate
+from tvr.training.batch import Batch, collate, images_to_float
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
 from tvr.training.losses import paper_loss, policy_gradient_loss, supervised_loss
@@ -60,6 +62,7 @@ class TranceModule(L.LightningModule):
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         cfg = self.config
+        batch = images_to_float(batch)
         bsz = batch["objects"].shape[0]
         init, final = random_translate(batch["init_image"], batch["final_image"], cfg.translate)
         if cfg.reinforce:
@@ -83,6 +86,7 @@ class TranceModule(L.LightningModule):
         return loss
 
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
+        batch = images_to_float(batch)
         bsz = batch["objects"].shape[0]
         d = supervised_loss(self.model, batch, batch["init_image"], batch["final_image"])
         self.log("val/loss", d["loss"], on_epoch=True, sync_dist=True, batch_size=bsz)

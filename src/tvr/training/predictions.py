@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from tvr.models import build_model
-from tvr.training.batch import VIEWS, Batch, to_device
+from tvr.training.batch import VIEWS, Batch, images_to_float, to_device
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
 from tvr.training.module import make_loader
@@ -59,7 +59,7 @@ def predict_records(
     loader = make_loader(dataset, config, batch_size or config.batch_size, shuffle=False)
     use_amp = device.startswith("cuda")
     for batch in loader:
-        batch = to_device(batch, device)
+        batch = images_to_float(to_device(batch, device))
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=use_amp):
             decoded = model.decode(batch["init_image"], batch["final_image"], batch["objects"])
         out.extend(records(batch, decoded.steps(), config.setting))

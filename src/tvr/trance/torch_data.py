@@ -1,10 +1,11 @@
 """PyTorch Datasets over a generated TRANCE store, yielding batch-contract examples.
 
 Each item is `tvr.training.batch.make_example(...)` of one sample: the initial image (init.C) and
-the final image (fin.C for Basic and Event, the sample's own view for View), read from the
-memory-mapped small array (no PNG decoding) or, with `size="full"`, from the PNGs; the 10x19
-object vectors, the states, the reference steps as targets, the first step's accepted values
-(Basic: an "out" move accepts every valid option) and the view. The `trance` training source
+the final image (fin.C for Basic and Event, the sample's own view for View), uint8 (H, W, 3) as
+the store keeps them: read-only views of the memory-mapped small array (no decoding, no copy:
+`collate` makes the one copy, into the batch) or, with `size="full"`, decoded from the PNGs;
+the 10x19 object vectors, the states, the reference steps as targets, the first step's accepted
+values (Basic: an "out" move accepts every valid option) and the view. The `trance` training source
 (`tvr.training.data`) opens DIR with these classes, so `tvr train --data trance --data-root DIR`
 needs no glue. torch is imported here only, so the symbolic package does not need it.
 """
@@ -19,7 +20,7 @@ import numpy as np
 from torch.utils.data import Dataset
 
 from tvr.training.batch import make_example
-from tvr.trance.store import SplitStore, TranceDataset, open_dataset
+from tvr.trance.store import SLOT_INDEX, SplitStore, TranceDataset, open_dataset
 
 
 class TranceStoreDataset(Dataset):
@@ -44,7 +45,7 @@ class TranceStoreDataset(Dataset):
 
     def symbolic(self, i: int) -> tuple[dict[str, Any], str]:
         """(the example of sample i without its images, its final view), made once per sample
-        by `make_example` and kept: the loader's hot path then only reads and converts images."""
+        by `make_example` and kept: the loader's hot path then only picks the two images."""
         cache = self.__dict__.setdefault("_symbolic", {})
         hit = cache.get(i)
         if hit is None:
@@ -67,22 +68,33 @@ class TranceStoreDataset(Dataset):
     def __getitem__(self, i: int) -> dict[str, Any]:
         ex, view = self.symbolic(i)
         ex = dict(ex)
-        ex["init_image"] = to_float_chw(self.split.image(i, "init", "C", self.size))
-        ex["final_image"] = to_float_chw(self.split.image(i, "fin", view, self.size))
+        if self.size == "small":
+            shard, j = self.split.locate(i)
+            small = self._small_array(shard)
+            ex["init_image"] = small[j, _INIT_SLOT]
+            ex["final_image"] = small[j, SLOT_INDEX[("fin", view)]]
+        else:
+            ex["init_image"] = self.split.image(i, "init", "C", "full")
+            ex["final_image"] = self.split.image(i, "fin", view, "full")
         return ex
+
+    def _small_array(self, shard: Any) -> np.ndarray:
+        """The shard's memory-mapped (n, 4, h, w, 3) array as a plain ndarray (indexing a
+        np.memmap costs 10x more than indexing an ndarray view of the same map)."""
+        cache = self.__dict__.setdefault("_small", {})
+        arr = cache.get(id(shard))
+        if arr is None:
+            arr = cache[id(shard)] = np.asarray(shard.small)
+        return arr
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_symbolic", None)  # each worker fills its own
+        state.pop("_small", None)
         return state
 
 
-def to_float_chw(img: np.ndarray) -> np.ndarray:
-    """(3, H, W) float32 in [0, 1] of a uint8 (H, W, 3) image in one pass; the same numbers as
-    `make_example`'s conversion (uint8 -> float32, divided by 255)."""
-    out = np.empty((3, *img.shape[:2]), dtype=np.float32)
-    np.divide(img.transpose(2, 0, 1), np.float32(255.0), out=out, dtype=np.float32)
-    return out
+_INIT_SLOT = SLOT_INDEX[("init", "C")]
 
 
 class EventDataset(TranceStoreDataset):
