@@ -7,6 +7,9 @@ vertical cylinder, cube as an oriented box) of every rendered object, and counts
 the asked object is the nearest hit. The rendering module measures it against Cycles' object-index
 pass (docs/rendering.md).
 
+Each camera keeps what it computed (solids, screen boxes, a target's rays, which rays each other
+solid hides), so the sampler's repeated checks after one-object steps recompute only what changed.
+
 Any callable with the signature of `OcclusionCheck.__call__` can replace it in the sampler.
 """
 
