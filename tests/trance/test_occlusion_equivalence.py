@@ -10,8 +10,8 @@ from tests.trance.occlusion_reference import (
     reference_visible_pixel_counts,
 )
 from tvr.trance import vocab
-from tvr.trance.occlusion import fast_visible_pixel_counts, visible_pixel_counts
 from tvr.trance.camera import sample_jitter
+from tvr.trance.occlusion import fast_visible_pixel_counts, visible_pixel_counts
 
 
 def _random_scene(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
