@@ -54,7 +54,7 @@ def _moves(seed: int):
     rng = np.random.default_rng(seed)
     state, rotations = _random_scene(rng)
     cameras, _ = sample_jitter(rng)
-    for step in range(40):
+    for _ in range(40):
         obj = int(rng.integers(0, 10))
         col = int(rng.choice([0, 1, 2, 5]))
         if col < 2:
