@@ -11,6 +11,7 @@ the sum of its samples' factors), so balance can continue across shards (global 
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,15 +33,19 @@ def balanced_choice(
 
     Returns None when no option is allowed. The maximum is taken over the allowed options.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    if allowed is None:
-        allowed = np.ones(len(counts), dtype=bool)
-    if not allowed.any():
+    # plain floats: the options are few (at most a few dozen) and numpy's per-call cost dominated
+    # the sampler; the same IEEE operations in the same order (sequential cumulative sum, the
+    # first cumulative weight above the draw), so the same choices as the array version
+    values = np.asarray(counts, dtype=np.float64).tolist()
+    mask = [True] * len(values) if allowed is None else np.asarray(allowed, dtype=bool).tolist()
+    top = max((c for c, ok in zip(values, mask, strict=True) if ok), default=None)
+    if top is None:
         return None
-    weights = np.where(allowed, counts[allowed].max() - counts + tolerance, 0.0)
-    weights = np.clip(weights, 0.0, None)
-    cum = np.cumsum(weights)
-    return int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+    cum, total = [], 0.0
+    for c, ok in zip(values, mask, strict=True):
+        total += max(top - c + tolerance, 0.0) if ok else 0.0
+        cum.append(total)
+    return bisect.bisect_right(cum, rng.random() * cum[-1])
 
 
 def ngrams(values: list[int], n: int) -> list[tuple[int, ...]]:
