@@ -125,6 +125,16 @@ def test_bad_options_fail_before_any_work(tmp_path, capsys, argv, named):
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [(["--small-size", "31x24"], "--small-size"), (["--image-size", "320x20"], "--image-size")],
+)
+def test_bad_size_names_the_flag_the_user_typed(tmp_path, capsys, argv, flag):
+    assert main(["generate", "--out", str(tmp_path / "ds"), "--num", "4", *argv]) == 2
+    err = capsys.readouterr().err
+    assert f"({flag})" in err and "--small-width" not in err and "--image-height" not in err
+
+
 def test_config_file_json_and_toml(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"num": 4, "colour": "red"}))

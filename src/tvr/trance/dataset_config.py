@@ -38,8 +38,18 @@ def split_seed(seed: int, split: str) -> int:
     return 3 * seed + SPLITS.index(split)
 
 
+#: config fields set by a command-line flag of another name
+_FLAGS = {
+    "image_width": "--image-size",
+    "image_height": "--image-size",
+    "small_width": "--small-size",
+    "small_height": "--small-size",
+}
+
+
 def _option(name: str) -> str:
-    flag = "--" + name.replace("_", "-")
+    """How an error names a field: the config key and the `tvr generate` flag that sets it."""
+    flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
     return f"option '{name}' ({flag})"
 
 
