@@ -32,11 +32,18 @@ def _pyplot():
 
 
 def _save(fig: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.png")
-    fig.savefig(tmp, dpi=110)
-    tmp.replace(path)
-    return path
+    """Lay out, write atomically (temp file, then rename) and close the figure."""
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.stem}.tmp.png")
+        fig.savefig(tmp, dpi=110)
+        tmp.replace(path)
+        return path
+    finally:
+        plt.close(fig)
 
 
 def fig7_plot(table: ResultTable, path: Path) -> Path:
@@ -67,11 +74,7 @@ def fig7_plot(table: ResultTable, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.set_title("Acc per number of steps (Event)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 def fig8_plot(table: ResultTable, path: Path) -> Path:
@@ -94,11 +97,7 @@ def fig8_plot(table: ResultTable, path: Path) -> Path:
     ax.set_title("Acc per final view (View)")
     ax.legend(title="final view", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 def read_metrics_csv(path: Path) -> list[dict[str, float]]:
@@ -154,8 +153,4 @@ def learning_curves_plot(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
