@@ -160,6 +160,37 @@ def test_killed_run_resumes_from_last_checkpoint(tmp_path):
     assert (run_dir / "predictions.jsonl").exists()
 
 
+def test_last_checkpoint_is_the_last_epoch_even_when_val_acc_does_not_improve(tmp_path):
+    """With lr 0 the weights never change, so val/acc never improves after epoch 0; last.ckpt
+    must still be rewritten every epoch (Lightning's own `save_last` is not), and a rerun with
+    more epochs goes on after the last one."""
+    run_dir = train(_config(tmp_path, epochs=3, lr=0.0))
+    ckpt_dir = run_dir / "checkpoints"
+    last = torch.load(ckpt_dir / "last.ckpt", map_location="cpu", weights_only=False)
+    best = torch.load(ckpt_dir / "best.ckpt", map_location="cpu", weights_only=False)
+    assert (last["epoch"], best["epoch"]) == (2, 0)
+    seen = _StartEpoch()
+    train(_config(tmp_path, epochs=4, lr=0.0), callbacks=[seen])
+    assert seen.epochs == [3]
+
+
+def test_resumed_run_follows_the_new_configs_lr_schedule(tmp_path, caplog):
+    """A run made for 2 epochs (lr drop at 1), then extended to 6 (drop at 3), trains epochs 2
+    and 3 at the first lr again (1e-3 under the new config) and drops it at epoch 3."""
+    cfg = _config(tmp_path, epochs=2)
+    run_dir = train(cfg)
+    assert [float(r["lr"]) for r in _read_csv(run_dir / "metrics.csv")] == pytest.approx(
+        [1e-3, 1e-4]
+    )
+    seen = _StartEpoch()
+    with caplog.at_level("WARNING", logger="tvr.training.module"):
+        train(_config(tmp_path, epochs=6), callbacks=[seen])
+    assert "schedule other than the checkpoint's" in caplog.text
+    assert seen.epochs == [2, 3, 4, 5]
+    lrs = [float(r["lr"]) for r in _read_csv(run_dir / "metrics.csv")]
+    assert lrs == pytest.approx([1e-3, 1e-4, 1e-3, 1e-4, 1e-4, 1e-4])
+
+
 def test_reinforce_fine_tuning_run(tmp_path):
     base = train(_config(tmp_path, model="cnn+-t", run_name="base"))
     for variant in ("reinforce", "paper"):

@@ -10,6 +10,8 @@ by 10 at `drop_epoch`.
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from typing import Any
 
 import lightning as L
@@ -24,6 +26,8 @@ from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
 from tvr.training.losses import paper_loss, policy_gradient_loss, supervised_loss
 from tvr.training.scoring import basic_scores, event_scores
+
+log = logging.getLogger(__name__)
 
 EVENT_METRICS = ("acc", "lacc", "ad", "and")
 BASIC_METRICS = ("acc", "obj_acc", "attr_acc", "val_acc")
@@ -102,6 +106,40 @@ class TranceModule(L.LightningModule):
             opt, milestones=[self.config.drop_epoch], gamma=self.config.lr_drop_factor
         )
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
+
+    def on_train_start(self) -> None:
+        """Make a resumed run follow its own config's schedule. Lightning restores the scheduler
+        of the checkpoint, whose lr drop is the one of the config the run was started with; a run
+        resumed with other `epochs`, `lr`, `lr_drop_epoch` or `lr_drop_factor` gets this config's
+        schedule from the current epoch on (and a warning)."""
+        cfg = self.config
+        lr_now = cfg.lr * (cfg.lr_drop_factor if self.current_epoch >= cfg.drop_epoch else 1.0)
+        for sched_config in self.trainer.lr_scheduler_configs:
+            sched = sched_config.scheduler
+            groups = sched.optimizer.param_groups
+            if (
+                sched.milestones == Counter([cfg.drop_epoch])
+                and sched.gamma == cfg.lr_drop_factor
+                and all(g["lr"] == lr_now for g in groups)
+            ):
+                continue
+            log.warning(
+                "resumed at epoch %d with a schedule other than the checkpoint's: lr %g from now "
+                "on, divided by %g at epoch %d (was: lr %g, drop at %s)",
+                self.current_epoch,
+                lr_now,
+                1 / cfg.lr_drop_factor,
+                cfg.drop_epoch,
+                groups[0]["lr"],
+                sorted(sched.milestones),
+            )
+            sched.milestones = Counter([cfg.drop_epoch])
+            sched.gamma = cfg.lr_drop_factor
+            sched.base_lrs = [cfg.lr for _ in groups]
+            for g in groups:
+                g["lr"] = lr_now
+                g["initial_lr"] = cfg.lr
+            sched._last_lr = [lr_now for _ in groups]
 
 
 class TranceData(L.LightningDataModule):

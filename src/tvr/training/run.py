@@ -100,7 +100,17 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         monitor="val/acc",
         mode="max",
         save_top_k=1,
-        save_last=True,
+        auto_insert_metric_name=False,
+        enable_version_counter=False,
+    )
+    # A callback of its own for last.ckpt: Lightning's `save_last` rewrites last.ckpt only when a
+    # top-k checkpoint is saved, i.e. when val/acc improves, so a killed run would go back to its
+    # best epoch instead of its last one.
+    last_checkpoint = ModelCheckpoint(
+        dirpath=str(ckpt_dir),
+        filename="last",
+        monitor=None,
+        save_top_k=1,
         auto_insert_metric_name=False,
         enable_version_counter=False,
     )
@@ -110,7 +120,7 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         devices=config.devices,
         precision=resolve_precision(config),
         logger=loggers or False,
-        callbacks=[checkpoint, EpochCSV(run_dir / "metrics.csv"), *callbacks],
+        callbacks=[checkpoint, last_checkpoint, EpochCSV(run_dir / "metrics.csv"), *callbacks],
         default_root_dir=str(run_dir),
         log_every_n_steps=config.log_every_n_steps,
         enable_progress_bar=False,
