@@ -56,6 +56,11 @@ def main() -> None:
     p.add_argument("--view", help="dataset folder of the View setting")
     p.add_argument("--models", nargs="+", default=["cnn+-g", "resnet+-g"])
     p.add_argument("--epochs", default="basic=10,event=10,view=10", help="per setting")
+    p.add_argument(
+        "--max-minutes",
+        type=float,
+        help="wall-time limit of each run's fitting (the lr drop stays at half of --epochs)",
+    )
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's lr (divided by 10 at half)")
     p.add_argument("--num-workers", type=int, default=1)
@@ -91,6 +96,7 @@ def main() -> None:
                 data="trance",
                 data_root=str(root),
                 epochs=epochs[setting],
+                max_minutes=args.max_minutes,
                 batch_size=args.batch_size,
                 lr=args.lr,
                 num_workers=args.num_workers,
@@ -106,25 +112,28 @@ def main() -> None:
             run_dir = train(config)
             wall = time.perf_counter() - start
             key = name
+            rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
             bench[key] = {
                 "setting": setting,
                 "model": model,
                 "dataset": str(root),
                 "split_sizes": sizes,
                 "epochs": epochs[setting],
+                "epochs_done": len(rows),
+                "max_minutes": args.max_minutes,
                 "wall_s": round(wall, 1),
-                "train_samples_per_s": round(sizes.get("train", 0) * epochs[setting] / wall, 1),
+                "train_samples_per_s": round(sizes.get("train", 0) * len(rows) / wall, 1),
                 "lr": args.lr,
                 "threads": torch.get_num_threads(),
                 "run_dir": str(run_dir),
             }
             bench_path.write_text(json.dumps(bench, indent=2) + "\n")
             print(f"{key}: {wall / 60:.1f} min", flush=True)
-    print("| run | train size | epochs | wall (min) | train samples/s (incl. validation) |")
+    print("| run | train size | epochs done | wall (min) | train samples/s (incl. validation) |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for key, b in bench.items():
         print(
-            f"| {key} | {b['split_sizes'].get('train', 0)} | {b['epochs']} | "
+            f"| {key} | {b['split_sizes'].get('train', 0)} | {b.get('epochs_done', b['epochs'])} | "
             f"{b['wall_s'] / 60:.1f} | {b['train_samples_per_s']} |"
         )
 

@@ -218,3 +218,14 @@ def test_mixed_precision_run_on_cpu(tmp_path):
     """The autocast code paths (used on GPUs) run end to end; bf16 works on CPUs too."""
     run_dir = train(_config(tmp_path, model="cnn+-t", precision="bf16-mixed", epochs=1))
     assert (run_dir / "predictions.jsonl").exists()
+
+
+@pytest.mark.parametrize("minutes", [1e-6, 0.02])
+def test_max_minutes_stops_fitting_and_still_predicts(tmp_path, minutes):
+    """A time limit ends the run long before its 1,000 epochs (each takes well over 1 ms), and
+    the run still writes predictions: of the best epoch, or of the current weights when no epoch
+    finished (1e-6 minutes)."""
+    run_dir = train(_config(tmp_path, epochs=1000, max_minutes=minutes))
+    rows = _read_csv(run_dir / "metrics.csv") if (run_dir / "metrics.csv").exists() else []
+    assert len(rows) < 1000
+    assert (run_dir / "predictions.jsonl").exists()

@@ -15,6 +15,7 @@ _FIELDS = (
     "data",
     "data_root",
     "epochs",
+    "max_minutes",
     "batch_size",
     "lr",
     "lr_drop_epoch",
@@ -55,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--image-size", type=size_option, help="WIDTHxHEIGHT fed to the model (default 160x120)"
     )
     p.add_argument("--epochs", type=int)
+    p.add_argument(
+        "--max-minutes",
+        type=float,
+        help="stop fitting after this many minutes (the lr still drops at half of --epochs); "
+        "the best checkpoint so far is predicted",
+    )
     p.add_argument("--batch-size", type=int, help="in all, split over the devices (default 128)")
     p.add_argument("--lr", type=float)
     p.add_argument("--lr-drop-epoch", type=int, help="lr / 10 from this epoch (default half)")

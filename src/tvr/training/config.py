@@ -27,6 +27,7 @@ class TrainConfig:
         default_factory=lambda: {"train": 256, "val": 64, "test": 64}
     )
     epochs: int = 50
+    max_minutes: float | None = None  # stop fitting after this much wall time (resumes included)
     batch_size: int = 128  # in all, split over the devices
     lr: float = 1e-3
     lr_drop_epoch: int | None = None  # epoch at which lr is divided by 10; None: epochs // 2

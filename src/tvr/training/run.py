@@ -13,6 +13,7 @@ import csv
 import importlib.util
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,7 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
     )
     trainer = L.Trainer(
         max_epochs=config.epochs,
+        max_time=timedelta(minutes=config.max_minutes) if config.max_minutes else None,
         accelerator=config.accelerator,
         devices=config.devices,
         precision=resolve_precision(config),
@@ -129,6 +131,12 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         benchmark=True,  # fixed image size: let cuDNN pick its fastest kernels
     )
     trainer.fit(module, datamodule=TranceData(config), ckpt_path=resume_from)
+    if not checkpoint.best_model_path and not last.exists():
+        # stopped (max_minutes) before the first validation: predict the weights as they are
+        log.warning(
+            "%s: no epoch finished before the time limit; predicting the current weights", run_dir
+        )
+        trainer.save_checkpoint(str(last))
     if trainer.is_global_zero:
         best = checkpoint.best_model_path or str(last)
         write_predictions(best, run_dir / "predictions.jsonl")
