@@ -95,6 +95,30 @@ def test_killed_job_resumes_to_the_same_data(tmp_path):
     assert json.loads((killed / "config.json").read_text())["balance_scope"] == "global"
 
 
+def test_a_dead_worker_is_replaced_and_its_shard_built_again(tmp_path, monkeypatch, caplog):
+    """A worker killed by a signal in the middle of shard 1 (as a segfault in the renderer would)
+    is replaced, shard 1 is built again from the same samples, and the data equals a run without
+    the crash; no half-written folder is left."""
+    from tests.trance import crash_worker
+    from tvr.trance import dataset_generate
+
+    config = _tiny_config(setting="event", split_sizes={"train": 6, "val": 1, "test": 1},
+                          shard_size=2, seed=5)  # fmt: skip
+    marker = tmp_path / "crash-marker"
+    monkeypatch.setenv(crash_worker.MARKER_ENV, str(marker))
+    monkeypatch.setattr(dataset_generate, "_worker_job", crash_worker.crash_once_on_shard_1)
+    with caplog.at_level("WARNING", logger="tvr.trance.dataset_generate"):
+        crashed = generate_dataset(config, tmp_path / "crashed", workers=2, progress=False)
+    assert marker.exists(), "the worker of shard 1 was killed"
+    assert "a worker process died; new workers build the unfinished shards" in caplog.text
+    assert "train/shard-00001" in caplog.text
+    assert not list((tmp_path / "crashed").rglob("*.tmp-*"))
+    monkeypatch.undo()
+    whole = generate_dataset(config, tmp_path / "whole", progress=False)
+    assert_same_data(crashed.root, whole.root)
+    crashed.verify()
+
+
 def test_workers_and_ray_make_the_same_data(tmp_path):
     pytest.importorskip("ray")
     config = _tiny_config(setting="view", split_sizes={"train": 6, "val": 1, "test": 1},

@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import logging
 import multiprocessing
 import os
 import queue as queue_mod
@@ -35,6 +36,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,8 @@ from tvr.trance.store import (
     shards_dir,
     temp_prefix,
 )
+
+log = logging.getLogger(__name__)
 
 VIEW_STREAM = 0x7669  # extra entry of the View draw's seed, apart from the sampler's streams
 
@@ -580,33 +584,76 @@ def generate_dataset(
     return open_dataset(out)
 
 
+#: how many times a dead worker pool (a native crash in a renderer, the OOM killer) is replaced
+#: before `generate` gives up; the shards it was building are built again from the same samples
+POOL_RESTARTS = 3
+
+
 def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None:
     ctx = multiprocessing.get_context("spawn")
     q = ctx.Queue()
     n = min(workers, len(todo))
     threads = max(1, (os.cpu_count() or 1) // n)  # the workers share the machine's cores
+    jobs = shard_jobs(config, out, todo)
+    again: list[ShardJob] = []
+    for attempt in range(POOL_RESTARTS + 1):
+        try:
+            _pool_round(config, out, ctx, q, n, threads, jobs, again, bar)
+            break
+        except BrokenProcessPool as err:
+            names = ", ".join(f"{j.split}/{shard_name(j.shard)}" for j in again)
+            if attempt == POOL_RESTARTS:
+                raise RuntimeError(
+                    f"generate {out}: a worker process died {POOL_RESTARTS + 1} times (unfinished: "
+                    f"{names}); the finished shards are kept, rerun to resume"
+                ) from err
+            for job in again:  # the dead worker's half-written folder
+                for tmp in shards_dir(out, job.split).glob(f"{temp_prefix(job.shard)}*"):
+                    shutil.rmtree(tmp, ignore_errors=True)
+            log.warning(
+                "generate %s: a worker process died; new workers build the unfinished shards "
+                "again (%s; restart %d of %d)",
+                out, names, attempt + 1, POOL_RESTARTS,
+            )  # fmt: skip
+    _drain(q, bar)
+
+
+def _pool_round(config, out, ctx, q, n, threads, jobs, again: list[ShardJob], bar) -> None:
+    """Run the shards of `again` and then of `jobs` on a new pool of n workers. If a worker dies,
+    `again` is left holding every job that did not finish and BrokenProcessPool is raised."""
     with ProcessPoolExecutor(
         max_workers=n,
         mp_context=ctx,
         initializer=_init_worker,
         initargs=(config.to_dict(), str(out), q, threads),
     ) as pool:
-        jobs = shard_jobs(config, out, todo)
         # a few shards ahead of the workers: global balance samples them here, in order
-        pending = {pool.submit(_worker_job, job) for job in itertools.islice(jobs, 2 * n)}
+        first = again + list(itertools.islice(jobs, max(0, 2 * n - len(again))))
+        again.clear()
+        pending = {pool.submit(_worker_job, job): job for job in first}
         try:
             while pending:
-                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                finished, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 _drain(q, bar)
                 for fut in finished:
-                    fut.result()  # re-raise a worker's error
+                    job = pending.pop(fut)
+                    try:
+                        fut.result()  # re-raise a worker's error
+                    except BrokenProcessPool:
+                        again.append(job)
+                        again.extend(pending.values())
+                        pending.clear()
+                        raise
                     job = next(jobs, None)
                     if job is not None:
-                        pending.add(pool.submit(_worker_job, job))
+                        pending[pool.submit(_worker_job, job)] = job
+        except BrokenProcessPool:
+            pool.shutdown(wait=True, cancel_futures=True)
+            again.sort(key=lambda j: (SPLITS.index(j.split), j.shard))
+            raise
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
             raise
-    _drain(q, bar)
 
 
 def _drain(q: Any, bar: Any) -> None:
