@@ -48,6 +48,7 @@ def test_two_epoch_run_writes_everything(tmp_path, setting):
     rows = _read_csv(run_dir / "metrics.csv")
     assert [int(r["epoch"]) for r in rows] == [0, 1]
     assert {"train/loss", "val/acc", "val/loss", "lr"} <= set(rows[0])
+    assert [int(r["batches"]) for r in rows] == [3, 3]
     assert float(rows[0]["lr"]) == pytest.approx(1e-3) and float(rows[1]["lr"]) == pytest.approx(
         1e-4
     )
@@ -225,7 +226,9 @@ def test_max_minutes_stops_fitting_and_still_predicts(tmp_path, minutes):
     """A time limit ends the run long before its 1,000 epochs (each takes well over 1 ms), and
     the run still writes predictions: of the best epoch, or of the current weights when no epoch
     finished (1e-6 minutes)."""
-    run_dir = train(_config(tmp_path, epochs=1000, max_minutes=minutes))
+    run_dir = train(_config(tmp_path, epochs=1000, max_minutes=minutes, batch_size=4))
     rows = _read_csv(run_dir / "metrics.csv") if (run_dir / "metrics.csv").exists() else []
     assert len(rows) < 1000
+    # every epoch but the last ran all 12 batches; a cut one says how many it ran
+    assert all(int(r["batches"]) == 12 for r in rows[:-1])
     assert (run_dir / "predictions.jsonl").exists()

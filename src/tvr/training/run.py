@@ -38,8 +38,9 @@ def resolve_precision(config: TrainConfig) -> str:
 
 
 class EpochCSV(Callback):
-    """Writes one row per finished epoch (the epoch's logged metrics and the lr) to a CSV file.
-    Rows of epochs that are trained again after a resume replace the old ones."""
+    """Writes one row per finished epoch (the epoch's logged metrics, the lr and the number of
+    training batches) to a CSV file. Rows of epochs that are trained again after a resume replace
+    the old ones."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -53,6 +54,8 @@ class EpochCSV(Callback):
             return
         row: dict[str, Any] = {"epoch": trainer.current_epoch, "step": trainer.global_step}
         row["lr"] = self._lr
+        # fewer than the loader's batches: the epoch was cut short (max_minutes)
+        row["batches"] = trainer.fit_loop.epoch_loop.batch_progress.current.completed
         for k, v in sorted(trainer.callback_metrics.items()):
             if k.endswith("_step"):
                 continue
