@@ -65,6 +65,12 @@ def main() -> None:
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's lr (divided by 10 at half)")
     p.add_argument("--num-workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument(
+        "--precision",
+        default="auto",
+        help="Lightning precision; bf16-mixed is 2-3x faster on CPUs with avx512_bf16 or AMX",
+    )
+    p.add_argument("--channels-last", action="store_true", help="NHWC convolutions")
     p.add_argument("--out", default="runs/train-bench")
     p.add_argument(
         "--reinforce-from",
@@ -101,6 +107,8 @@ def main() -> None:
                 lr=args.lr,
                 num_workers=args.num_workers,
                 accelerator="cpu",
+                precision=args.precision,
+                channels_last=args.channels_last,
                 output_dir=str(out),
                 run_name=name,
                 reinforce=bool(reward),
@@ -125,6 +133,8 @@ def main() -> None:
                 "train_samples_per_s": round(sizes.get("train", 0) * len(rows) / wall, 1),
                 "lr": args.lr,
                 "threads": torch.get_num_threads(),
+                "precision": args.precision,
+                "channels_last": args.channels_last,
                 "run_dir": str(run_dir),
             }
             bench_path.write_text(json.dumps(bench, indent=2) + "\n")

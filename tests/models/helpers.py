@@ -27,23 +27,35 @@ def greedy_acc(model, batch, setting: str) -> float:
 
 
 def overfit(
-    name: str, setting: str = "event", max_steps: int = 400, every: int = 25, lr: float = 1e-3
+    name: str,
+    setting: str = "event",
+    max_steps: int = 400,
+    every: int = 25,
+    lr: float = 1e-3,
+    cpu_bf16: bool = False,
 ):
     """Train `name` on one batch of 8 until greedy decoding scores Acc 1.0 through the
-    simulator; returns (steps taken, final Acc)."""
+    simulator; returns (steps taken, final Acc). `cpu_bf16`: train and decode under CPU bf16
+    autocast with NHWC convolutions (`precision="bf16-mixed", channels_last=True`)."""
     torch.manual_seed(0)
     batch = tiny_batch(8, setting)
     model = build_model(name, setting, TINY)
+    if cpu_bf16:
+        model = model.to(memory_format=torch.channels_last)
+        for k in ("init_image", "final_image"):
+            batch[k] = batch[k].contiguous(memory_format=torch.channels_last)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     acc = 0.0
     for step in range(1, max_steps + 1):
         model.train()
-        loss = supervised_loss(model, batch, batch["init_image"], batch["final_image"])["loss"]
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_bf16):
+            loss = supervised_loss(model, batch, batch["init_image"], batch["final_image"])["loss"]
         opt.zero_grad()
         loss.backward()
         opt.step()
         if step % every == 0:
-            acc = greedy_acc(model, batch, setting)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_bf16):
+                acc = greedy_acc(model, batch, setting)
             if acc == 1.0:
                 return step, acc
     return max_steps, acc

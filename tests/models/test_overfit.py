@@ -20,6 +20,14 @@ def test_overfits_event(name):
     assert acc == 1.0
 
 
+@pytest.mark.parametrize("name", ["cnn+-g", "resnet+-g"])
+def test_overfits_event_in_cpu_bf16_with_nhwc(name):
+    """The fast CPU setting (bf16 autocast, channels_last) still learns: a batch to Acc 1.0."""
+    steps, acc = overfit(name, "event", max_steps=400, cpu_bf16=True)
+    print(f"\n{name} bf16 NHWC: Acc {acc} after {steps} steps")
+    assert acc == 1.0
+
+
 def test_basic_single_step_overfits():
     steps, acc = overfit("cnn+-g", "basic", max_steps=300)
     print(f"\ncnn+-g basic: Acc {acc} after {steps} steps")

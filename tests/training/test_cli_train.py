@@ -42,6 +42,11 @@ def test_train_then_predict(tmp_path, capsys):
     argv = ["train", "--config", str(run_dir / "config.json"), "--run-name", "r2", "--lr", "0.01"]
     args_ok = train_cmd.config_from_args(_parse(argv))
     assert args_ok.lr == 0.01 and args_ok.image_size == (30, 40) and args_ok.run_name == "r2"
+    assert not args_ok.channels_last
+    fast = ["train", "--config", str(run_dir / "config.json"), "--precision", "bf16-mixed",
+            "--channels-last"]  # fmt: skip
+    args_fast = train_cmd.config_from_args(_parse(fast))
+    assert args_fast.channels_last and args_fast.precision == "bf16-mixed"
 
 
 def _parse(argv):

@@ -215,10 +215,47 @@ def test_reinforce_fine_tuning_run(tmp_path):
     assert any(k.startswith("model.") for k in ckpt["state_dict"])
 
 
-def test_mixed_precision_run_on_cpu(tmp_path):
-    """The autocast code paths (used on GPUs) run end to end; bf16 works on CPUs too."""
-    run_dir = train(_config(tmp_path, model="cnn+-t", precision="bf16-mixed", epochs=1))
-    assert (run_dir / "predictions.jsonl").exists()
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_mixed_precision_run_on_cpu(tmp_path, channels_last):
+    """The autocast code paths (used on GPUs) run end to end; bf16 works on CPUs too, with the
+    NHWC layout as well (the fast CPU setting), and the config saved says how it ran."""
+    cfg = _config(
+        tmp_path, model="cnn+-t", precision="bf16-mixed", channels_last=channels_last, epochs=1
+    )
+    run_dir = train(cfg)
+    lines = (run_dir / "predictions.jsonl").read_text().splitlines()
+    assert len(lines) == SIZES["test"]
+    saved = json.loads((run_dir / "config.json").read_text())
+    assert saved["precision"] == "bf16-mixed" and saved["channels_last"] is channels_last
+
+
+@pytest.mark.parametrize("model", ["resnet+-g", "cnn--t", "duda-g"])
+def test_channels_last_is_only_a_memory_layout(model):
+    """With the same weights and batch, the NHWC model gives the loss and the greedy steps of
+    the default layout; its convolution weights really are NHWC."""
+    from tvr.training.batch import images_to_float
+    from tvr.training.losses import supervised_loss
+    from tvr.training.module import TranceModule, image_layout
+    from tvr.training.synthetic import make_synthetic_examples
+
+    torch.manual_seed(0)
+    cfg = TrainConfig(model=model, image_size=(30, 40))
+    plain = TranceModule(cfg.to_dict())
+    nhwc = TranceModule({**cfg.to_dict(), "channels_last": True})
+    nhwc.model.load_state_dict(plain.model.state_dict())
+    convs = [p for p in nhwc.model.parameters() if p.dim() == 4]
+    assert convs and all(p.is_contiguous(memory_format=torch.channels_last) for p in convs)
+    assert not all(p.is_contiguous() for p in convs)
+    batch = images_to_float(collate(make_synthetic_examples(8, "event", (30, 40), seed=1)))
+    losses, steps = [], []
+    for module in (plain, nhwc):
+        module.eval()
+        init, final = image_layout(module.config, batch["init_image"], batch["final_image"])
+        with torch.no_grad():
+            losses.append(supervised_loss(module.model, batch, init, final)["loss"])
+            steps.append(module.model.decode(init, final, batch["objects"]).steps())
+    torch.testing.assert_close(losses[0], losses[1], rtol=1e-4, atol=1e-5)
+    assert steps[0] == steps[1]
 
 
 @pytest.mark.parametrize("minutes", [1e-6, 0.02])

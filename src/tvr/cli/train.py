@@ -71,6 +71,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--accelerator", help="auto, cpu or gpu")
     p.add_argument("--devices", help="auto or a number of devices")
     p.add_argument("--precision", help="auto (mixed on GPUs), 32-true, bf16-mixed, 16-mixed")
+    p.add_argument(
+        "--channels-last",
+        action="store_true",
+        help="NHWC convolutions; with --precision bf16-mixed the fast CPU setting (docs/models.md)",
+    )
     p.add_argument("--output-dir", help="folder of run folders (default runs)")
     p.add_argument("--run-name", help="run folder name (default SETTING-MODEL)")
     p.add_argument("--predict-split", help="split written to predictions.jsonl (default test)")
@@ -102,6 +107,8 @@ def config_from_args(args: argparse.Namespace):
         base["reinforce"] = True
     if args.no_resume:
         base["resume"] = False
+    if args.channels_last:
+        base["channels_last"] = True
     try:
         return TrainConfig.from_dict(base)
     except (TypeError, ValueError) as err:

@@ -38,6 +38,7 @@ class TrainConfig:
     accelerator: str = "auto"  # auto, cpu, gpu
     devices: int | str = "auto"
     precision: str = "auto"  # auto: bf16/16 mixed on GPUs, 32 on CPU; or a Lightning value
+    channels_last: bool = False  # NHWC convolutions (with bf16-mixed: 2.7x faster on Zen 4 CPUs)
     output_dir: str = "runs"
     run_name: str | None = None  # default: {setting}-{model}
     resume: bool = True  # resume from checkpoints/last.ckpt when the run dir has one

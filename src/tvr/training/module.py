@@ -55,12 +55,22 @@ def score_decoded(
     return {"acc": s.correct, "lacc": s.loose, "ad": s.distance, "and": s.norm_distance}
 
 
+def image_layout(config: TrainConfig, *images: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The float image batches in the memory layout the model's convolutions were put in:
+    NHWC (`channels_last`) when the config asks for it, else as they are."""
+    if not config.channels_last:
+        return images
+    return tuple(x.contiguous(memory_format=torch.channels_last) for x in images)
+
+
 class TranceModule(L.LightningModule):
     def __init__(self, config: dict[str, Any]) -> None:
         super().__init__()
         self.save_hyperparameters({"config": config})
         self.config = TrainConfig.from_dict(config)
         self.model = build_model(self.config.model, self.config.setting, self.config.image_size)
+        if self.config.channels_last:
+            self.model = self.model.to(memory_format=torch.channels_last)
         names = BASIC_METRICS if self.config.setting == "basic" else EVENT_METRICS
         self.val_metrics = torch.nn.ModuleDict({n: MeanMetric() for n in names})
 
@@ -69,6 +79,7 @@ class TranceModule(L.LightningModule):
         batch = images_to_float(batch)
         bsz = batch["objects"].shape[0]
         init, final = random_translate(batch["init_image"], batch["final_image"], cfg.translate)
+        init, final = image_layout(cfg, init, final)
         if cfg.reinforce:
             if cfg.rl_variant == "paper":
                 out = paper_loss(self.model, batch, init, final, cfg.reward)
@@ -92,9 +103,10 @@ class TranceModule(L.LightningModule):
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
         batch = images_to_float(batch)
         bsz = batch["objects"].shape[0]
-        d = supervised_loss(self.model, batch, batch["init_image"], batch["final_image"])
+        init, final = image_layout(self.config, batch["init_image"], batch["final_image"])
+        d = supervised_loss(self.model, batch, init, final)
         self.log("val/loss", d["loss"], on_epoch=True, sync_dist=True, batch_size=bsz)
-        decoded = self.model.decode(batch["init_image"], batch["final_image"], batch["objects"])
+        decoded = self.model.decode(init, final, batch["objects"])
         for name, values in score_decoded(self.config, batch, decoded.objs, decoded.values).items():
             metric = self.val_metrics[name]
             metric.update(torch.as_tensor(values, dtype=torch.float32, device=self.device))

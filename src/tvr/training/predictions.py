@@ -17,7 +17,7 @@ from tvr.models import build_model
 from tvr.training.batch import VIEWS, Batch, images_to_float, to_device
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
-from tvr.training.module import make_loader
+from tvr.training.module import image_layout, make_loader
 from tvr.trance.vocab import VALUES
 
 
@@ -55,13 +55,18 @@ def predict_records(
     """Greedy predictions of `model` on every sample of `dataset`, in the evaluation format."""
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     model = model.to(device).eval()
+    if config.channels_last:
+        model = model.to(memory_format=torch.channels_last)
     out: list[dict[str, Any]] = []
     loader = make_loader(dataset, config, batch_size or config.batch_size, shuffle=False)
-    use_amp = device.startswith("cuda")
+    device_type = "cuda" if device.startswith("cuda") else "cpu"
+    # mixed precision on a GPU; on the CPU only when the run trained in bf16-mixed
+    use_amp = device_type == "cuda" or config.precision.startswith("bf16")
     for batch in loader:
         batch = images_to_float(to_device(batch, device))
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=use_amp):
-            decoded = model.decode(batch["init_image"], batch["final_image"], batch["objects"])
+        init, final = image_layout(config, batch["init_image"], batch["final_image"])
+        with torch.autocast(device_type=device_type, dtype=torch.bfloat16, enabled=use_amp):
+            decoded = model.decode(init, final, batch["objects"])
         out.extend(records(batch, decoded.steps(), config.setting))
     return out
 
