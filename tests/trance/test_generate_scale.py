@@ -119,6 +119,61 @@ def test_a_dead_worker_is_replaced_and_its_shard_built_again(tmp_path, monkeypat
     crashed.verify()
 
 
+class _PoolThatBreaksOnSubmit:
+    """ProcessPoolExecutor's stand-in, in this process: each job runs when it is submitted,
+    except train shard 1, whose "worker dies" once: its future fails with BrokenProcessPool and
+    every later submit to that pool raises it, as a real broken pool's does. This is the order
+    of events that lost shards in a real run: the pool broke while jobs were being submitted."""
+
+    crashed = False
+
+    def __init__(self, max_workers, mp_context, initializer, initargs):
+        initializer(*initargs)
+        self.broken = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
+    def submit(self, fn, job):
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self.broken:
+            raise BrokenProcessPool("a child process terminated abruptly")
+        fut = Future()
+        if job.split == "train" and job.shard == 1 and not type(self).crashed:
+            type(self).crashed = self.broken = True
+            fut.set_exception(BrokenProcessPool("a child process terminated abruptly"))
+        else:
+            fut.set_result(fn(job))
+        return fut
+
+
+def test_a_pool_broken_while_submitting_loses_no_shard(tmp_path, monkeypatch, caplog):
+    """When the pool breaks, every shard taken and not yet on disk is built again, also those
+    whose submit failed (before the fix they were dropped and the run ended with a
+    FileNotFoundError for their samples.jsonl)."""
+    from tvr.trance import dataset_generate
+
+    config = _tiny_config(setting="basic", split_sizes={"train": 6, "val": 1, "test": 1},
+                          shard_size=2, seed=6)  # fmt: skip
+    monkeypatch.setattr(dataset_generate, "ProcessPoolExecutor", _PoolThatBreaksOnSubmit)
+    with caplog.at_level("WARNING", logger="tvr.trance.dataset_generate"):
+        crashed = generate_dataset(config, tmp_path / "crashed", workers=2, progress=False)
+    assert _PoolThatBreaksOnSubmit.crashed
+    assert "(train/shard-00001, train/shard-00002, val/shard-00000; restart 1 of 3)" in caplog.text
+    monkeypatch.undo()
+    whole = generate_dataset(config, tmp_path / "whole", progress=False)
+    assert_same_data(crashed.root, whole.root)
+    crashed.verify()
+
+
 def test_workers_and_ray_make_the_same_data(tmp_path):
     pytest.importorskip("ray")
     config = _tiny_config(setting="view", split_sizes={"train": 6, "val": 1, "test": 1},

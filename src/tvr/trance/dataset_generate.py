@@ -579,6 +579,16 @@ def generate_dataset(
         bar.close()
         if renderer is not None:
             renderer.close()
+    unbuilt = [
+        f"{s}/{shard_name(k)}"
+        for s, k, _ in plan
+        if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()
+    ]
+    if unbuilt:  # never expected; a clear error rather than a split with holes
+        raise RuntimeError(
+            f"generate {out}: shards not built: {', '.join(unbuilt)}; the finished shards are "
+            "kept, rerun to build the rest"
+        )
     for split in SPLITS:
         finish_split(out, split, config)
     return open_dataset(out)
@@ -620,7 +630,12 @@ def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None
 
 def _pool_round(config, out, ctx, q, n, threads, jobs, again: list[ShardJob], bar) -> None:
     """Run the shards of `again` and then of `jobs` on a new pool of n workers. If a worker dies,
-    `again` is left holding every job that did not finish and BrokenProcessPool is raised."""
+    `again` is left holding every job taken from `jobs` (or from `again`) whose shard is not on
+    disk, and BrokenProcessPool is raised.
+
+    A dead worker breaks the whole pool: every pending future fails, and so does any later
+    `submit`, also one right after another shard finished. So the jobs to redo are not "the
+    failed futures" but every job taken and not yet published."""
     with ProcessPoolExecutor(
         max_workers=n,
         mp_context=ctx,
@@ -628,32 +643,34 @@ def _pool_round(config, out, ctx, q, n, threads, jobs, again: list[ShardJob], ba
         initargs=(config.to_dict(), str(out), q, threads),
     ) as pool:
         # a few shards ahead of the workers: global balance samples them here, in order
-        first = again + list(itertools.islice(jobs, max(0, 2 * n - len(again))))
+        taken = again + list(itertools.islice(jobs, max(0, 2 * n - len(again))))
         again.clear()
-        pending = {pool.submit(_worker_job, job): job for job in first}
+        pending: dict[Any, ShardJob] = {}
         try:
+            for job in taken:
+                pending[pool.submit(_worker_job, job)] = job
             while pending:
                 finished, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 _drain(q, bar)
                 for fut in finished:
-                    job = pending.pop(fut)
-                    try:
-                        fut.result()  # re-raise a worker's error
-                    except BrokenProcessPool:
-                        again.append(job)
-                        again.extend(pending.values())
-                        pending.clear()
-                        raise
+                    fut.result()  # re-raise a worker's error
+                    taken.remove(pending.pop(fut))
                     job = next(jobs, None)
                     if job is not None:
+                        taken.append(job)
                         pending[pool.submit(_worker_job, job)] = job
         except BrokenProcessPool:
             pool.shutdown(wait=True, cancel_futures=True)
+            again.extend(j for j in taken if not _shard_published(out, j))
             again.sort(key=lambda j: (SPLITS.index(j.split), j.shard))
             raise
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
             raise
+
+
+def _shard_published(out: Path, job: ShardJob) -> bool:
+    return (shards_dir(out, job.split) / shard_name(job.shard) / MANIFEST_FILE).is_file()
 
 
 def _drain(q: Any, bar: Any) -> None:
