@@ -71,6 +71,9 @@ def main() -> None:
         help="Lightning precision; bf16-mixed is 2-3x faster on CPUs with avx512_bf16 or AMX",
     )
     p.add_argument("--channels-last", action="store_true", help="NHWC convolutions")
+    p.add_argument(
+        "--precise-bn-batches", type=int, default=0, help="BatchNorm statistics recomputed (0: off)"
+    )
     p.add_argument("--out", default="runs/train-bench")
     p.add_argument(
         "--reinforce-from",
@@ -109,6 +112,7 @@ def main() -> None:
                 accelerator="cpu",
                 precision=args.precision,
                 channels_last=args.channels_last,
+                precise_bn_batches=args.precise_bn_batches,
                 output_dir=str(out),
                 run_name=name,
                 reinforce=bool(reward),

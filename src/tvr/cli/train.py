@@ -25,6 +25,7 @@ _FIELDS = (
     "accelerator",
     "devices",
     "precision",
+    "precise_bn_batches",
     "output_dir",
     "run_name",
     "predict_split",
@@ -75,6 +76,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--channels-last",
         action="store_true",
         help="NHWC convolutions; with --precision bf16-mixed the fast CPU setting (docs/models.md)",
+    )
+    p.add_argument(
+        "--precise-bn-batches",
+        type=int,
+        help="recompute BatchNorm statistics over N training batches before each validation "
+        "(default 0: off, the papers' recipe)",
     )
     p.add_argument("--output-dir", help="folder of run folders (default runs)")
     p.add_argument("--run-name", help="run folder name (default SETTING-MODEL)")

@@ -10,6 +10,7 @@ by 10 at `drop_epoch`.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import Counter
 from typing import Any
@@ -21,10 +22,11 @@ from torchmetrics import MeanMetric
 
 from tvr.models import build_model
 from tvr.training.augment import random_translate
-from tvr.training.batch import Batch, collate, images_to_float
+from tvr.training.batch import Batch, collate, images_to_float, to_device
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
 from tvr.training.losses import paper_loss, policy_gradient_loss, supervised_loss
+from tvr.training.precise_bn import recalibrate_batchnorm
 from tvr.training.scoring import basic_scores, event_scores
 
 log = logging.getLogger(__name__)
@@ -99,6 +101,28 @@ class TranceModule(L.LightningModule):
             loss = d["loss"]
         self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=bsz)
         return loss
+
+    def on_validation_epoch_start(self) -> None:
+        """With `precise_bn_batches`, the BatchNorm statistics of the weights about to be
+        validated (and checkpointed) are recomputed over that many training batches, translated
+        and cast as in training."""
+        n = self.config.precise_bn_batches
+        if n <= 0 or self.trainer.sanity_checking:
+            return
+        loader = self.trainer.train_dataloader
+        if loader is None:
+            return
+
+        def forward(batch: Batch) -> None:
+            batch = images_to_float(to_device(batch, self.device))
+            init, final = random_translate(
+                batch["init_image"], batch["final_image"], self.config.translate
+            )
+            init, final = image_layout(self.config, init, final)
+            with self.trainer.precision_plugin.forward_context():
+                self.model.encoder(init, final)
+
+        recalibrate_batchnorm(self.model, itertools.islice(iter(loader), n), forward)
 
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
         batch = images_to_float(batch)
