@@ -22,17 +22,18 @@ from pathlib import Path
 
 import torch
 
-from tvr.training.augment import random_translate
 from tvr.training.batch import images_to_float
 from tvr.training.data import make_dataset
 from tvr.training.losses import supervised_loss
-from tvr.training.module import image_layout, make_loader, score_decoded
+from tvr.training.module import (
+    image_layout,
+    make_loader,
+    model_layout,
+    score_decoded,
+    training_images,
+)
 from tvr.training.precise_bn import recalibrate_batchnorm
-from tvr.training.predictions import load_model, predict_records
-
-
-def autocast(config):
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=config.precision.startswith("bf16"))
+from tvr.training.predictions import inference_autocast, load_model, predict_records
 
 
 @torch.no_grad()
@@ -41,7 +42,7 @@ def validate(model, config, batches) -> dict[str, float]:
     loss = acc = n = 0.0
     for b in batches:
         init, final = image_layout(config, b["init_image"], b["final_image"])
-        with autocast(config):
+        with inference_autocast(config, "cpu"):
             value = supervised_loss(model, b, init, final)["loss"]
             decoded = model.decode(init, final, b["objects"])
         k = b["objects"].shape[0]
@@ -65,8 +66,7 @@ def main() -> None:
     summary = {}
     for name in args.checkpoints:
         model, config = load_model(args.run / "checkpoints" / f"{name}.ckpt")
-        if config.channels_last:
-            model = model.to(memory_format=torch.channels_last)
+        model = model_layout(config, model)
         val = [
             images_to_float(b)
             for b in make_loader(make_dataset(config, "val"), config, 250, shuffle=False)
@@ -75,12 +75,8 @@ def main() -> None:
         train_loader = make_loader(make_dataset(config, "train"), config, config.batch_size, True)
 
         def forward(batch, config=config, model=model):
-            batch = images_to_float(batch)
-            init, final = random_translate(
-                batch["init_image"], batch["final_image"], config.translate
-            )
-            init, final = image_layout(config, init, final)
-            with autocast(config):
+            init, final = training_images(config, images_to_float(batch))
+            with inference_autocast(config, "cpu"):  # the training autocast, on the CPU
                 model.encoder(init, final)
 
         recalibrate_batchnorm(model, itertools.islice(iter(train_loader), args.batches), forward)

@@ -1,7 +1,7 @@
 """Training-step throughput of the TranceNet models per precision and memory layout.
 
 One training step is what `TranceModule.training_step` does to a batch of 160x120 images: the
-shared random translation, the model's layout (`image_layout`), Eq. 7 by teacher forcing,
+shared random translation and the model's layout (`training_images`), Eq. 7 by teacher forcing,
 backward and Adam. It runs on synthetic batches (no data set needed), in four modes:
 
 - `fp32`: the default on a CPU (`precision="32-true"`);
@@ -29,11 +29,10 @@ from pathlib import Path
 import torch
 
 from tvr.models import build_model
-from tvr.training.augment import random_translate
 from tvr.training.batch import collate, images_to_float
 from tvr.training.config import TrainConfig
 from tvr.training.losses import supervised_loss
-from tvr.training.module import image_layout
+from tvr.training.module import model_layout, training_images
 from tvr.training.synthetic import make_synthetic_examples
 
 MODES = {
@@ -59,15 +58,12 @@ def step_speed(model_name: str, setting: str, mode: str, batch, steps: int) -> f
         model=model_name, setting=setting, precision=precision, channels_last=channels_last
     )
     torch.manual_seed(0)
-    model = build_model(model_name, setting, config.image_size)
-    if channels_last:
-        model = model.to(memory_format=torch.channels_last)
+    model = model_layout(config, build_model(model_name, setting, config.image_size))
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     model.train()
 
     def one_step() -> None:
-        init, final = random_translate(batch["init_image"], batch["final_image"], config.translate)
-        init, final = image_layout(config, init, final)
+        init, final = training_images(config, batch)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16-mixed"):
             loss = supervised_loss(model, batch, init, final)["loss"]
         opt.zero_grad()

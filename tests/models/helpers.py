@@ -8,7 +8,7 @@ from tvr.models import build_model
 from tvr.training.batch import collate, images_to_float
 from tvr.training.config import TrainConfig
 from tvr.training.losses import supervised_loss
-from tvr.training.module import score_decoded
+from tvr.training.module import image_layout, model_layout, score_decoded
 from tvr.training.synthetic import make_synthetic_examples
 
 TINY = (30, 40)  # height, width of the test images
@@ -41,9 +41,11 @@ def overfit(
     batch = tiny_batch(8, setting)
     model = build_model(name, setting, TINY)
     if cpu_bf16:
-        model = model.to(memory_format=torch.channels_last)
-        for k in ("init_image", "final_image"):
-            batch[k] = batch[k].contiguous(memory_format=torch.channels_last)
+        fast = TrainConfig(model=name, setting=setting, channels_last=True)
+        model = model_layout(fast, model)
+        batch["init_image"], batch["final_image"] = image_layout(
+            fast, batch["init_image"], batch["final_image"]
+        )
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     acc = 0.0
     for step in range(1, max_steps + 1):

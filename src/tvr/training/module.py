@@ -65,14 +65,27 @@ def image_layout(config: TrainConfig, *images: torch.Tensor) -> tuple[torch.Tens
     return tuple(x.contiguous(memory_format=torch.channels_last) for x in images)
 
 
+def model_layout(config: TrainConfig, model: torch.nn.Module) -> torch.nn.Module:
+    """The model with its convolution weights in NHWC when the config asks for it."""
+    return model.to(memory_format=torch.channels_last) if config.channels_last else model
+
+
+def training_images(config: TrainConfig, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """The image pair a training step feeds the model, from a batch made float: one shared
+    random translation, then the config's layout."""
+    init, final = random_translate(batch["init_image"], batch["final_image"], config.translate)
+    return image_layout(config, init, final)
+
+
 class TranceModule(L.LightningModule):
     def __init__(self, config: dict[str, Any]) -> None:
         super().__init__()
         self.save_hyperparameters({"config": config})
         self.config = TrainConfig.from_dict(config)
-        self.model = build_model(self.config.model, self.config.setting, self.config.image_size)
-        if self.config.channels_last:
-            self.model = self.model.to(memory_format=torch.channels_last)
+        self.model = model_layout(
+            self.config,
+            build_model(self.config.model, self.config.setting, self.config.image_size),
+        )
         names = BASIC_METRICS if self.config.setting == "basic" else EVENT_METRICS
         self.val_metrics = torch.nn.ModuleDict({n: MeanMetric() for n in names})
 
@@ -80,8 +93,7 @@ class TranceModule(L.LightningModule):
         cfg = self.config
         batch = images_to_float(batch)
         bsz = batch["objects"].shape[0]
-        init, final = random_translate(batch["init_image"], batch["final_image"], cfg.translate)
-        init, final = image_layout(cfg, init, final)
+        init, final = training_images(cfg, batch)
         if cfg.reinforce:
             if cfg.rl_variant == "paper":
                 out = paper_loss(self.model, batch, init, final, cfg.reward)
@@ -114,11 +126,9 @@ class TranceModule(L.LightningModule):
             return
 
         def forward(batch: Batch) -> None:
-            batch = images_to_float(to_device(batch, self.device))
-            init, final = random_translate(
-                batch["init_image"], batch["final_image"], self.config.translate
+            init, final = training_images(
+                self.config, images_to_float(to_device(batch, self.device))
             )
-            init, final = image_layout(self.config, init, final)
             with self.trainer.precision_plugin.forward_context():
                 self.model.encoder(init, final)
 

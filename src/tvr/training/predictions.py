@@ -17,7 +17,7 @@ from tvr.models import build_model
 from tvr.training.batch import VIEWS, Batch, images_to_float, to_device
 from tvr.training.config import TrainConfig
 from tvr.training.data import make_dataset
-from tvr.training.module import image_layout, make_loader
+from tvr.training.module import image_layout, make_loader, model_layout
 from tvr.trance.vocab import VALUES
 
 
@@ -44,6 +44,14 @@ def load_model(checkpoint: str | Path, map_location: str = "cpu") -> tuple[nn.Mo
     return model, config
 
 
+def inference_autocast(config: TrainConfig, device: str) -> torch.autocast:
+    """bf16 autocast for inference: always on a GPU; on the CPU only when the run trained in
+    bf16-mixed, so that its predictions are made in the precision it trained in."""
+    device_type = "cuda" if device.startswith("cuda") else "cpu"
+    enabled = device_type == "cuda" or config.precision.startswith("bf16")
+    return torch.autocast(device_type=device_type, dtype=torch.bfloat16, enabled=enabled)
+
+
 @torch.inference_mode()
 def predict_records(
     model: nn.Module,
@@ -54,18 +62,13 @@ def predict_records(
 ) -> list[dict[str, Any]]:
     """Greedy predictions of `model` on every sample of `dataset`, in the evaluation format."""
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    model = model.to(device).eval()
-    if config.channels_last:
-        model = model.to(memory_format=torch.channels_last)
+    model = model_layout(config, model.to(device).eval())
     out: list[dict[str, Any]] = []
     loader = make_loader(dataset, config, batch_size or config.batch_size, shuffle=False)
-    device_type = "cuda" if device.startswith("cuda") else "cpu"
-    # mixed precision on a GPU; on the CPU only when the run trained in bf16-mixed
-    use_amp = device_type == "cuda" or config.precision.startswith("bf16")
     for batch in loader:
         batch = images_to_float(to_device(batch, device))
         init, final = image_layout(config, batch["init_image"], batch["final_image"])
-        with torch.autocast(device_type=device_type, dtype=torch.bfloat16, enabled=use_amp):
+        with inference_autocast(config, device):
             decoded = model.decode(init, final, batch["objects"])
         out.extend(records(batch, decoded.steps(), config.setting))
     return out

@@ -517,6 +517,11 @@ def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
     )
 
 
+def shard_is_built(out: Path, split: str, shard: int) -> bool:
+    """Whether the shard is published (its manifest is written last, by `publish_shard`)."""
+    return (shards_dir(out, split) / shard_name(shard) / MANIFEST_FILE).is_file()
+
+
 def generate_dataset(
     config: DatasetConfig,
     out: str | Path,
@@ -534,11 +539,7 @@ def generate_dataset(
     out = Path(out)
     check_same_config(config, out)
     plan = config.shards()
-    todo = [
-        (s, k)
-        for s, k, _ in plan
-        if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()
-    ]
+    todo = [(s, k) for s, k, _ in plan if not shard_is_built(out, s, k)]
     # in one process the renderer starts before anything is written: a backend that cannot
     # start (no bpy, no EGL) fails before any work
     renderer = make_renderer_for(config) if todo and not ray and workers <= 1 else None
@@ -579,11 +580,7 @@ def generate_dataset(
         bar.close()
         if renderer is not None:
             renderer.close()
-    unbuilt = [
-        f"{s}/{shard_name(k)}"
-        for s, k, _ in plan
-        if not (shards_dir(out, s) / shard_name(k) / MANIFEST_FILE).is_file()
-    ]
+    unbuilt = [f"{s}/{shard_name(k)}" for s, k, _ in plan if not shard_is_built(out, s, k)]
     if unbuilt:  # never expected; a clear error rather than a split with holes
         raise RuntimeError(
             f"generate {out}: shards not built: {', '.join(unbuilt)}; the finished shards are "
@@ -661,16 +658,12 @@ def _pool_round(config, out, ctx, q, n, threads, jobs, again: list[ShardJob], ba
                         pending[pool.submit(_worker_job, job)] = job
         except BrokenProcessPool:
             pool.shutdown(wait=True, cancel_futures=True)
-            again.extend(j for j in taken if not _shard_published(out, j))
+            again.extend(j for j in taken if not shard_is_built(out, j.split, j.shard))
             again.sort(key=lambda j: (SPLITS.index(j.split), j.shard))
             raise
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
             raise
-
-
-def _shard_published(out: Path, job: ShardJob) -> bool:
-    return (shards_dir(out, job.split) / shard_name(job.shard) / MANIFEST_FILE).is_file()
 
 
 def _drain(q: Any, bar: Any) -> None:
