@@ -61,6 +61,9 @@ def main() -> None:
         type=float,
         help="wall-time limit of each run's fitting (the lr drop stays at half of --epochs)",
     )
+    p.add_argument(
+        "--train-size", type=int, help="train on a seeded random subset of N training samples"
+    )
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's lr (divided by 10 at half)")
     p.add_argument("--num-workers", type=int, default=1)
@@ -104,6 +107,7 @@ def main() -> None:
                 setting=setting,
                 data="trance",
                 data_root=str(root),
+                train_size=args.train_size,
                 epochs=epochs[setting],
                 max_minutes=args.max_minutes,
                 batch_size=args.batch_size,
@@ -120,21 +124,27 @@ def main() -> None:
                 rl_variant=args.rl_variant,
                 init_checkpoint=args.reinforce_from if reward else None,
             )
+            metrics = config.run_dir / "metrics.csv"
+            before = len(metrics.read_text().splitlines()[1:]) if metrics.exists() else 0
             start = time.perf_counter()
             run_dir = train(config)
             wall = time.perf_counter() - start
             key = name
             rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
+            n_train = args.train_size or sizes.get("train", 0)
             bench[key] = {
                 "setting": setting,
                 "model": model,
                 "dataset": str(root),
                 "split_sizes": sizes,
                 "epochs": epochs[setting],
+                "train_size": n_train,
                 "epochs_done": len(rows),
+                "epochs_this_call": len(rows) - before,
                 "max_minutes": args.max_minutes,
                 "wall_s": round(wall, 1),
-                "train_samples_per_s": round(sizes.get("train", 0) * len(rows) / wall, 1),
+                # epochs of this call only: a resumed run's earlier epochs took other wall time
+                "train_samples_per_s": round(n_train * (len(rows) - before) / wall, 1),
                 "lr": args.lr,
                 "threads": torch.get_num_threads(),
                 "precision": args.precision,
@@ -147,7 +157,7 @@ def main() -> None:
     print("| --- | ---: | ---: | ---: | ---: |")
     for key, b in bench.items():
         print(
-            f"| {key} | {b['split_sizes'].get('train', 0)} | {b.get('epochs_done', b['epochs'])} | "
+            f"| {key} | {b.get('train_size', b['split_sizes'].get('train', 0))} | {b.get('epochs_done', b['epochs'])} | "
             f"{b['wall_s'] / 60:.1f} | {b['train_samples_per_s']} |"
         )
 

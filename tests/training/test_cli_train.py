@@ -47,6 +47,8 @@ def test_train_then_predict(tmp_path, capsys):
             "--channels-last"]  # fmt: skip
     args_fast = train_cmd.config_from_args(_parse(fast))
     assert args_fast.channels_last and args_fast.precision == "bf16-mixed"
+    sized = train_cmd.config_from_args(_parse([*fast, "--train-size", "20"]))
+    assert sized.train_size == 20 and args_fast.train_size is None
 
 
 def _parse(argv):
@@ -65,3 +67,5 @@ def test_bad_options_are_user_errors(tmp_path):
         _run(["predict", "--run", str(tmp_path / "nothing")])
     with pytest.raises(SystemExit):
         _parse(["train", "--image-size", "120by160"])
+    with pytest.raises(UserError, match="positive"):
+        train_cmd.run(_parse(["train", "--train-size", "0", "--output-dir", str(tmp_path)]))

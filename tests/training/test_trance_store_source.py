@@ -145,6 +145,32 @@ def test_training_source_by_name(stores, tmp_path):
         make_dataset(config, "val")
 
 
+def _ids(ds):
+    return [ds[i]["id"] for i in range(len(ds))]
+
+
+def test_train_size_takes_a_seeded_nested_subset_of_the_training_split(stores):
+    config = TrainConfig(model="cnn+-g", setting="view", data="trance",
+                         data_root=str(stores["view"].root), image_size=(48, 64))  # fmt: skip
+    whole = _ids(make_dataset(config, "train"))
+    val = _ids(make_dataset(config, "val"))
+    config.train_size = 5
+    small = _ids(make_dataset(config, "train"))
+    assert len(small) == 5 and set(small) <= set(whole)
+    assert _ids(make_dataset(config, "val")) == val  # only the training split is cut
+    config.train_size = 9
+    larger = _ids(make_dataset(config, "train"))
+    assert len(larger) == 9 and set(small) <= set(larger)  # nested for one seed
+    config.seed += 1
+    assert _ids(make_dataset(config, "train")) != larger
+    config.train_size = len(whole) + 1
+    too_many = rf"train_size {len(whole) + 1} is larger than the training split \({len(whole)} "
+    with pytest.raises(ValueError, match=too_many):
+        make_dataset(config, "train")
+    with pytest.raises(ValueError, match="positive"):
+        TrainConfig(train_size=0)
+
+
 def test_train_predict_evaluate_on_a_generated_dataset(tmp_path, capsys):
     root = tmp_path / "data"
     assert main(["generate", "--setting", "event", "--split-sizes", "train=16,val=4,test=4",

@@ -14,6 +14,7 @@ _FIELDS = (
     "setting",
     "data",
     "data_root",
+    "train_size",
     "epochs",
     "max_minutes",
     "batch_size",
@@ -55,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--image-size", type=size_option, help="WIDTHxHEIGHT fed to the model (default 160x120)"
+    )
+    p.add_argument(
+        "--train-size",
+        type=int,
+        help="train on a seeded random subset of N training samples (nested across N for one "
+        "seed; the journal's training-size curves)",
     )
     p.add_argument("--epochs", type=int)
     p.add_argument(

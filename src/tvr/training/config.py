@@ -26,6 +26,9 @@ class TrainConfig:
     synthetic_sizes: dict[str, int] = field(
         default_factory=lambda: {"train": 256, "val": 64, "test": 64}
     )
+    # train on a seeded random subset of this many training samples (None: the whole split), for
+    # the training-size curves of the journal (Fig. 12) without making a data set per size
+    train_size: int | None = None
     epochs: int = 50
     max_minutes: float | None = None  # stop fitting after this much wall time (resumes included)
     batch_size: int = 128  # in all, split over the devices
@@ -64,6 +67,8 @@ class TrainConfig:
             raise ValueError(f"unknown rl_variant {self.rl_variant!r}: one of {RL_VARIANTS}")
         if self.rl_baseline not in RL_BASELINES:
             raise ValueError(f"unknown rl_baseline {self.rl_baseline!r}: one of {RL_BASELINES}")
+        if self.train_size is not None and int(self.train_size) < 1:
+            raise ValueError(f"train_size must be a positive number of samples, not {self.train_size}")
         if self.reinforce and self.setting == "basic":
             raise ValueError("REINFORCE fine-tuning is for sequences (event, view)")
 

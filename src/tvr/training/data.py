@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from torch.utils.data import Dataset
+import torch
+from torch.utils.data import Dataset, Subset
 
 from tvr.training.config import TrainConfig
 from tvr.training.synthetic import make_synthetic_examples, synthetic_records
@@ -39,9 +40,24 @@ def register_dataset(name: str, source: DatasetSource) -> None:
 
 
 def make_dataset(config: TrainConfig, split: str) -> Dataset | None:
+    """Split `split` of the config's source; the training split cut to `config.train_size`."""
     if config.data not in _SOURCES:
         raise ValueError(f"unknown dataset source {config.data!r}: known: {sorted(_SOURCES)}")
-    return _SOURCES[config.data](config, split)
+    ds = _SOURCES[config.data](config, split)
+    if split == "train" and ds is not None and config.train_size is not None:
+        ds = training_subset(ds, config.train_size, config.seed)
+    return ds
+
+
+def training_subset(ds: Dataset, size: int, seed: int) -> Subset:
+    """A random subset of `size` samples of `ds`, the same for the same seed, so runs of one seed
+    at growing sizes see nested training sets (the samples of a smaller run are in every larger
+    one)."""
+    n = len(ds)
+    if size > n:
+        raise ValueError(f"train_size {size} is larger than the training split ({n} samples)")
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
+    return Subset(ds, sorted(order[:size]))
 
 
 def synthetic_split(config: TrainConfig, split: str) -> tuple[int, int]:
