@@ -15,7 +15,6 @@ folder that `tvr results` reads like any other:
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import shutil
 from pathlib import Path
@@ -29,10 +28,9 @@ from tvr.training.module import (
     image_layout,
     make_loader,
     model_layout,
+    recalibrate_model_batchnorm,
     score_decoded,
-    training_images,
 )
-from tvr.training.precise_bn import recalibrate_batchnorm
 from tvr.training.predictions import inference_autocast, load_model, predict_records
 
 
@@ -73,13 +71,9 @@ def main() -> None:
         ]
         before = validate(model, config, val)
         train_loader = make_loader(make_dataset(config, "train"), config, config.batch_size, True)
-
-        def forward(batch, config=config, model=model):
-            init, final = training_images(config, images_to_float(batch))
-            with inference_autocast(config, "cpu"):  # the training autocast, on the CPU
-                model.encoder(init, final)
-
-        recalibrate_batchnorm(model, itertools.islice(iter(train_loader), args.batches), forward)
+        recalibrate_model_batchnorm(  # under the training autocast, on the CPU
+            config, model, train_loader, args.batches, lambda c=config: inference_autocast(c, "cpu")
+        )
         after = validate(model, config, val)
         summary[name] = {"saved": before, "recalibrated": after, "batches": args.batches}
         print(f"{name}: as saved {before}; recalibrated on {args.batches} batches {after}")

@@ -156,9 +156,11 @@ def main() -> None:
     print("| run | train size | epochs done | wall (min) | train samples/s (incl. validation) |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for key, b in bench.items():
+        size = b.get("train_size", b["split_sizes"].get("train", 0))
+        epochs_done = b.get("epochs_done", b["epochs"])
         print(
-            f"| {key} | {b.get('train_size', b['split_sizes'].get('train', 0))} | {b.get('epochs_done', b['epochs'])} | "
-            f"{b['wall_s'] / 60:.1f} | {b['train_samples_per_s']} |"
+            f"| {key} | {size} | {epochs_done} | {b['wall_s'] / 60:.1f} | "
+            f"{b['train_samples_per_s']} |"
         )
 
 

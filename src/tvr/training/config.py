@@ -68,7 +68,9 @@ class TrainConfig:
         if self.rl_baseline not in RL_BASELINES:
             raise ValueError(f"unknown rl_baseline {self.rl_baseline!r}: one of {RL_BASELINES}")
         if self.train_size is not None and int(self.train_size) < 1:
-            raise ValueError(f"train_size must be a positive number of samples, not {self.train_size}")
+            raise ValueError(
+                f"train_size must be a positive number of samples, not {self.train_size}"
+            )
         if self.reinforce and self.setting == "basic":
             raise ValueError("REINFORCE fine-tuning is for sequences (event, view)")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import lightning as L
@@ -77,6 +78,26 @@ def training_images(config: TrainConfig, batch: Batch) -> tuple[torch.Tensor, to
     return image_layout(config, init, final)
 
 
+def recalibrate_model_batchnorm(
+    config: TrainConfig,
+    model: torch.nn.Module,
+    loader: Any,
+    batches: int,
+    autocast: Callable[[], Any],
+    device: torch.device | str = "cpu",
+) -> int:
+    """Precise BN for a TranceNet model: its BatchNorm statistics recomputed over the first
+    `batches` batches of `loader`, each translated and laid out as in a training step and run
+    through the encoder under `autocast()` (the training precision)."""
+
+    def forward(batch: Batch) -> None:
+        init, final = training_images(config, images_to_float(to_device(batch, device)))
+        with autocast():
+            model.encoder(init, final)
+
+    return recalibrate_batchnorm(model, itertools.islice(iter(loader), batches), forward)
+
+
 class TranceModule(L.LightningModule):
     def __init__(self, config: dict[str, Any]) -> None:
         super().__init__()
@@ -124,15 +145,14 @@ class TranceModule(L.LightningModule):
         loader = self.trainer.train_dataloader
         if loader is None:
             return
-
-        def forward(batch: Batch) -> None:
-            init, final = training_images(
-                self.config, images_to_float(to_device(batch, self.device))
-            )
-            with self.trainer.precision_plugin.forward_context():
-                self.model.encoder(init, final)
-
-        recalibrate_batchnorm(self.model, itertools.islice(iter(loader), n), forward)
+        recalibrate_model_batchnorm(
+            self.config,
+            self.model,
+            loader,
+            n,
+            self.trainer.precision_plugin.forward_context,
+            self.device,
+        )
 
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
         batch = images_to_float(batch)
