@@ -18,6 +18,8 @@ Tables (Markdown, CSV and JSON): Table 3 (one row per label: Basic ObjAcc/AttrAc
 Event and View AD/AND/LAcc/Acc, ΔAcc = View Acc - Event Acc), Table 4 (REINFORCE fine-tunes
 beside their base model), Table 5 (the order-sensitive subset of Event: LAcc, Acc, EO, size);
 the numbers of Fig. 7 (Acc per number of steps, Event) and Fig. 8 (Acc per final view, View).
+Runs of one setting scored on the same samples are also compared sample by sample (Acc
+difference, bootstrap interval, McNemar p: `tvr.training.results_paired`).
 The tables are built in `tvr.training.results_tables`, the plots in `tvr.training.results_plots`;
 the published numbers (`tvr.training.paper_results`) are rows marked "(paper)". This module
 reads and scores the RUNs and writes everything; it needs neither torch nor matplotlib.
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.errors import UserError
+from tvr.training.results_paired import paired_table
 from tvr.training.results_tables import (
     REWARD_LABELS,
     ResultEntry,
@@ -480,10 +483,11 @@ def make_results(opts: ResultsOptions) -> ResultsReport:
     entries = load_entries(opts)
     cp = opts.compare_paper
     t3, t4, t5 = table3(entries, cp), table4(entries, cp), table5(entries, cp)
+    paired = paired_table(entries)
     f7, f8 = fig7_table(entries, cp), fig8_table(entries)
     has_event = any(e.setting == "event" and e.reward is None for e in entries)
     has_view = any(e.setting == "view" and e.reward is None for e in entries)
-    tables = [t for t in (t3, t4, t5) if t is not None]
+    tables = [t for t in (t3, t4, t5, paired) if t is not None]
     figure_tables = [t for t, ok in ((f7, has_event or cp), (f8, has_view)) if ok]
     files: list[Path] = []
     for t in (*tables, *figure_tables):
