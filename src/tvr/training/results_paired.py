@@ -125,11 +125,8 @@ def paired_table(
     entries: list[ResultEntry], resamples: int = 2000, seed: int = 0
 ) -> ResultTable | None:
     """Every pair of runs of one setting scored on the same samples; None when there is none."""
-    scored = []
-    for e in entries:
-        detail = e.evaluation / "detail.jsonl" if e.evaluation else None
-        if detail is not None and detail.is_file():
-            scored.append((e, read_correct(detail)))
+    details = [(e, e.evaluation / "detail.jsonl") for e in entries if e.evaluation is not None]
+    scored = [(e, read_correct(detail)) for e, detail in details if detail.is_file()]
     rows, skipped = [], []
     for (ea, ca), (eb, cb) in combinations(scored, 2):
         if ea.setting != eb.setting:
@@ -159,7 +156,8 @@ def paired_table(
         return None
     notes = [
         "Same samples, compared one by one. A only / B only: samples right in one run only. "
-        f"95% low, high: the bootstrap interval of A - B over the samples ({resamples} resamples, seed {seed}). "
+        "95% low, high: the bootstrap interval of A - B over the samples "
+        f"({resamples} resamples, seed {seed}). "
         "McNemar p: two-sided exact test of the A only / B only split.",
         *skipped,
     ]
