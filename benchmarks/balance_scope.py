@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tvr.trance.balance import BalanceCounts
-from tvr.trance.generate import GenerateConfig, generate
-from tvr.trance.sampler import BALANCE_SCOPES, SamplerConfig
-from tvr.trance.samples_io import read_samples
+from tvr.trance.data.files import read_samples
+from tvr.trance.sampling.balance import BalanceCounts
+from tvr.trance.sampling.jobs import GenerateConfig, generate
+from tvr.trance.sampling.sampler import BALANCE_SCOPES, SamplerConfig
 
 
 def main() -> None:

@@ -22,9 +22,10 @@ import numpy as np
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from tvr.trance import vocab
-from tvr.trance.evaluate import evaluate_files
-from tvr.trance.metrics import (
+from tvr.core.jsonl import write_jsonl
+from tvr.trance.data.files import write_samples
+from tvr.trance.eval.evaluate import evaluate_files
+from tvr.trance.eval.metrics import (
     PAD,
     PredictionTable,
     ReferenceTable,
@@ -32,8 +33,8 @@ from tvr.trance.metrics import (
     score,
     summarize,
 )
-from tvr.trance.sampler import SamplerConfig, ShardSampler
-from tvr.trance.samples_io import write_jsonl, write_samples
+from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
+from tvr.trance.world import vocab
 
 
 def main() -> None:

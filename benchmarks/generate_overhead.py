@@ -40,8 +40,8 @@ def main() -> None:
     args = p.parse_args()
     os.environ.setdefault("LP_NUM_THREADS", str(args.threads))
 
-    from tvr.trance.dataset_config import DatasetConfig
-    from tvr.trance.dataset_generate import (
+    from tvr.trance.dataset.config import DatasetConfig
+    from tvr.trance.dataset.generate import (
         generate_dataset,
         make_renderer_for,
         render_sample_images,

@@ -21,17 +21,17 @@ from pathlib import Path
 
 import torch
 
-from tvr.training.batch import images_to_float
-from tvr.training.data import make_dataset
-from tvr.training.losses import supervised_loss
-from tvr.training.module import (
+from tvr.trance.train.batch import images_to_float
+from tvr.trance.train.data import make_dataset
+from tvr.trance.train.losses import supervised_loss
+from tvr.trance.train.module import (
     image_layout,
     make_loader,
     model_layout,
     recalibrate_model_batchnorm,
     score_decoded,
 )
-from tvr.training.predictions import inference_autocast, load_model, predict_records
+from tvr.trance.train.predictions import inference_autocast, load_model, predict_records
 
 
 @torch.no_grad()

@@ -11,9 +11,10 @@ import argparse
 import time
 from pathlib import Path
 
-from tvr.trance import report_plots
-from tvr.trance.report import ReportConfig, balance_stats, write_report
-from tvr.trance.report_sources import open_source
+from tvr.trance.report import plots as report_plots
+from tvr.trance.report.sources import open_source
+from tvr.trance.report.writer import ReportConfig, write_report
+from tvr.trance.sampling.stats import balance_stats
 
 
 def timed(label: str, fn):

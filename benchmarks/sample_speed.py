@@ -9,7 +9,7 @@ import argparse
 import tempfile
 import time
 
-from tvr.trance.generate import GenerateConfig, generate
+from tvr.trance.sampling.jobs import GenerateConfig, generate
 
 
 def main() -> None:

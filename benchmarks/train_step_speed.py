@@ -28,12 +28,12 @@ from pathlib import Path
 
 import torch
 
-from tvr.models import build_model
-from tvr.training.batch import collate, images_to_float
-from tvr.training.config import TrainConfig
-from tvr.training.losses import supervised_loss
-from tvr.training.module import model_layout, training_images
-from tvr.training.synthetic import make_synthetic_examples
+from tvr.trance.models import build_model
+from tvr.trance.train.batch import collate, images_to_float
+from tvr.trance.train.config import TrainConfig
+from tvr.trance.train.losses import supervised_loss
+from tvr.trance.train.module import model_layout, training_images
+from tvr.trance.train.synthetic import make_synthetic_examples
 
 MODES = {
     "fp32": ("32-true", False),

@@ -1,6 +1,6 @@
 """Train TranceNet models on generated TRANCE datasets on this machine and time them.
 
-Each (setting, model) pair is one `tvr train` run (`tvr.training.run.train`) on the `trance`
+Each (setting, model) pair is one `tvr train` run (`tvr.trance.train.run.train`) on the `trance`
 source: the dataset folder of its setting, made by `tvr generate`. The script records for each
 run the training size, epochs, wall time and training throughput in OUT/bench.json and prints a
 Markdown table; `tvr results OUT/*` then gives the papers' tables and learning curves.
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import torch
 
-from tvr.training.config import TrainConfig
-from tvr.training.run import train
-from tvr.trance.store import open_dataset
+from tvr.trance.dataset.store import open_dataset
+from tvr.trance.train.config import TrainConfig
+from tvr.trance.train.run import train
 
 
 def parse_epochs(text: str) -> dict[str, int]:

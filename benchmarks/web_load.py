@@ -57,7 +57,7 @@ def _env() -> dict[str, str]:
 
 def reference_steps(data: Path) -> dict[str, list[dict]]:
     """sample id -> reference steps, read from the dataset (the client's answer key)."""
-    from tvr.trance.store import open_dataset
+    from tvr.trance.dataset.store import open_dataset
 
     ds = open_dataset(data)
     out = {}
@@ -68,7 +68,7 @@ def reference_steps(data: Path) -> dict[str, list[dict]]:
 
 
 def s_value(v: int) -> str:
-    from tvr.trance.vocab import VALUES
+    from tvr.trance.world.vocab import VALUES
 
     return VALUES[v]
 

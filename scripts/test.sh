@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command of README.md (and of .ci/run): install tvr with its test extras, lint, run the tests.
+# The test command of README.md (and of .ci/run): install tvr with its test extras, lint, check the
+# import contracts, run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
@@ -13,4 +14,6 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 python3 -m ruff check src tests benchmarks
+# the import rule of docs/architecture.md: core <- shared layers <- benchmarks <- cli, no cycles
+lint-imports --no-cache
 python3 -m pytest -q

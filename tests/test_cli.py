@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from tvr.cli import main
-from tvr.trance.samples_io import read_release, read_samples
+from tvr.trance.data.files import read_samples
+from tvr.trance.data.release import read_release
 
 
 @pytest.fixture(scope="module")

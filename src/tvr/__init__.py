@@ -1,3 +1,7 @@
-"""tvr: transformation-driven visual reasoning (TRANCE world, data, models and evaluation)."""
+"""tvr: transformation-driven visual reasoning: five benchmarks' data, models and evaluation."""
+
+from tvr import _moved
 
 __version__ = "0.1.0"
+
+_moved.install()

@@ -41,9 +41,9 @@ def test_no_batch_leaves_the_statistics_and_says_so():
 def test_a_run_recomputes_before_each_validation(tmp_path, monkeypatch):
     """`precise_bn_batches` calls the recalibration once per epoch, not in the sanity check, with
     that many training batches, and the run still ends in predictions."""
-    from tvr.training import module
-    from tvr.training.config import TrainConfig
-    from tvr.training.run import train
+    from tvr.trance.train import module
+    from tvr.trance.train.config import TrainConfig
+    from tvr.trance.train.run import train
 
     calls = []
     real = module.recalibrate_batchnorm

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from tvr.trance import vocab
-from tvr.trance.sample import Sample, Step, array_to_objects
-from tvr.trance.world import COL_COLOR, COL_MATERIAL, COL_SHAPE, COL_SIZE, apply_steps
+from tvr.trance.data.sample import Sample, Step
+from tvr.trance.world import vocab
+from tvr.trance.world.simulator import (
+    COL_COLOR,
+    COL_MATERIAL,
+    COL_SHAPE,
+    COL_SIZE,
+    apply_steps,
+    array_to_objects,
+)
 
 SMALL, MEDIUM, LARGE = (
     vocab.SIZES.index("small"),

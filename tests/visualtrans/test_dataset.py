@@ -6,7 +6,7 @@ import pytest
 
 from tests.visualtrans.make_data import DUPLICATED, make_visualtrans
 from tvr.cli import main
-from tvr.errors import InputError, UserError
+from tvr.core.errors import InputError, UserError
 from tvr.visualtrans.dataset import infer_answer_format, item_id, load_dataset
 
 GOOD = {

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from tvr.trance import vocab
-from tvr.trance.sample import Sample, Step, image_name
+from tvr.trance.data.sample import Sample, Step, image_name
+from tvr.trance.world import vocab
 
 GRID = [(x, y) for y in (-8, 8) for x in (-16, -8, 0, 8, 16)]
 KEY_COLORS = ("red", "blue", "green", "purple")

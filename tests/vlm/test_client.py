@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from tests.vlm.chat_server import ChatServer
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 from tvr.vlm.client import (
     ChatClient,
     ChatError,

@@ -91,7 +91,7 @@ def test_trance_run_then_export(tmp_path, capsys):
     ]
     assert [u["id"] for u in unparsed] == [samples[2].id]
     assert "1 unreadable" in capsys.readouterr().out
-    if importlib.util.find_spec("tvr.trance.metrics") is None:
+    if importlib.util.find_spec("tvr.trance.eval.metrics") is None:
         pytest.skip("`tvr evaluate` (the foundation's evaluator) is not on this branch yet")
     out = tmp_path / "eval"
     assert main(["evaluate", "--samples", str(data), "--predictions", str(preds),

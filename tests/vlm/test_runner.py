@@ -13,12 +13,12 @@ import pytest
 from tests.visualtrans.make_data import CORRECT_REPLIES, make_visualtrans
 from tests.vlm.chat_server import ChatServer
 from tvr.cli import main
-from tvr.errors import UserError
+from tvr.core.errors import UserError
+from tvr.visualtrans.vlm_task import VisualTransTask
 from tvr.vlm.client import Endpoint, RetryPolicy
 from tvr.vlm.results import read_results
 from tvr.vlm.runner import run, runs_log_path
 from tvr.vlm.templates import shipped_template
-from tvr.vlm.visualtrans_task import VisualTransTask
 
 KEY = "sk-test-RUNNER-SECRET-7"
 FAST = RetryPolicy(timeout_s=2.0, retries=2, backoff_s=0.01, backoff_max_s=0.05)
@@ -37,7 +37,7 @@ def go(task, server, out, **kw):
     kw.setdefault("policy", FAST)
     kw.setdefault("progress", False)
     endpoint = Endpoint(server.base_url, kw.pop("model", "test-model"), KEY)
-    return run(task, shipped_template("visualtrans.txt"), endpoint, out, **kw)
+    return run(task, shipped_template("visualtrans.txt", "tvr.visualtrans"), endpoint, out, **kw)
 
 
 def test_concurrency_is_bounded_and_reached(vt, tmp_path):
@@ -70,7 +70,7 @@ def test_results_lines_images_and_token_log(vt, tmp_path):
     (log,) = [json.loads(x) for x in runs_log_path(out).read_text().splitlines()]
     total = sum(r["usage"]["total_tokens"] for r in records.values())
     assert log["tokens"]["total_tokens"] == total == summary.tokens["total_tokens"]
-    assert log["succeeded"] == 10 and log["prompt"] == "tvr/vlm/prompts/visualtrans.txt"
+    assert log["succeeded"] == 10 and log["prompt"] == "tvr/visualtrans/prompts/visualtrans.txt"
     assert log["endpoint"] == server.base_url + "/chat/completions"
     for path in (out, runs_log_path(out)):
         assert KEY not in path.read_text()

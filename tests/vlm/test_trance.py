@@ -5,10 +5,10 @@ import json
 import pytest
 
 from tests.vlm.make_trance import make_trance, sample_key
-from tvr.errors import InputError, UserError
+from tvr.core.errors import InputError, UserError
+from tvr.trance.vlm_task import TranceTask, export_predictions, parse_trance_reply, unparsed_path
 from tvr.vlm.tasks import build_messages
 from tvr.vlm.templates import load_template, shipped_template
-from tvr.vlm.trance_task import TranceTask, export_predictions, parse_trance_reply, unparsed_path
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_items_per_setting(tmp_path):
 def test_shipped_prompt_fills_every_placeholder(tmp_path):
     data, images, _ = make_trance(tmp_path)
     task = TranceTask(data, images, "view", ("L",))
-    template = shipped_template(task.default_prompt)
+    template = shipped_template(task.default_prompt, task.prompt_package)
     template.check_fields(set(task.fields))
     (message,) = build_messages(task.items()[0], template)
     text = message["content"][0]["text"]

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from tvr import __version__
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
+from tvr.trance.world.vocab import VIEWS
 
 
 def _bounded(text: str, kind: type, above: float, inclusive: bool, wanted: str) -> int | float:
@@ -33,7 +34,7 @@ def positive_float(text: str) -> float:
 
 def views_option(text: str) -> tuple[str, ...]:
     views = tuple(v.strip() for v in text.split(",") if v.strip())
-    bad = [v for v in views if v not in ("L", "C", "R")]
+    bad = [v for v in views if v not in VIEWS]
     if bad or not views:
         raise argparse.ArgumentTypeError(
             f"views are a comma-separated subset of L,C,R; got {text!r}"

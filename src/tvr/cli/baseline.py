@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.trance.baselines import BASELINES, predict
-from tvr.trance.metrics import SETTINGS
-from tvr.trance.samples_io import read_samples, write_jsonl
+from tvr.core.jsonl import write_jsonl
+from tvr.trance.data.files import read_samples
+from tvr.trance.eval.baselines import BASELINES, predict
+from tvr.trance.world.vocab import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

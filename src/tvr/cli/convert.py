@@ -7,14 +7,11 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import size_option
-from tvr.errors import UserError
-from tvr.trance.samples_io import (
-    read_release,
-    read_samples,
-    sample_to_release,
-    write_jsonl,
-    write_samples,
-)
+from tvr.core.errors import UserError
+from tvr.core.jsonl import write_jsonl
+from tvr.trance.data.files import read_samples, write_samples
+from tvr.trance.data.release import read_release, sample_to_release
+from tvr.trance.world.vocab import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="file (or folder, with images) to write")
     p.add_argument("--split", default=None, help="with folders: the store split (default test "
                    "on export, train on import)")
-    p.add_argument("--setting", default="event", choices=("basic", "event", "view"),
+    p.add_argument("--setting", default="event", choices=SETTINGS,
                    help="on import: the setting of the new store (default event)")
     p.add_argument("--shard-size", type=int, default=100, help="on import: samples per shard")
     p.add_argument("--small-size", type=size_option, default=(160, 120),
@@ -63,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_folders(args: argparse.Namespace) -> int:
-    from tvr.trance.release_images import export_release, import_release
-    from tvr.trance.store import open_dataset
+    from tvr.trance.dataset.release_images import export_release, import_release
+    from tvr.trance.dataset.store import open_dataset
 
     if args.to_release:
         split = args.split or "test"

@@ -9,10 +9,11 @@ from pathlib import Path
 from rich.console import Console
 
 from tvr.cli._common import positive_int
-from tvr.trance.baselines import BASELINES, predict
-from tvr.trance.evaluate import evaluate_files, print_summary
-from tvr.trance.generate import GenerateConfig, generate
-from tvr.trance.samples_io import read_samples, write_jsonl
+from tvr.core.jsonl import write_jsonl
+from tvr.trance.data.files import read_samples
+from tvr.trance.eval.baselines import BASELINES, predict
+from tvr.trance.eval.evaluate import evaluate_files, print_summary
+from tvr.trance.sampling.jobs import GenerateConfig, generate
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import views_option
-from tvr.trance.camera import VIEWS
-from tvr.trance.evaluate import evaluate_files, print_summary
-from tvr.trance.metrics import SETTINGS
+from tvr.trance.eval.evaluate import evaluate_files, print_summary
+from tvr.trance.world.vocab import SETTINGS, VIEWS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

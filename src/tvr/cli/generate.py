@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import size_option, split_counts_option
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 #: flag -> DatasetConfig field, for the options that map one to one
 _FIELDS = (
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def config_from_args(args: argparse.Namespace):
     """The DatasetConfig of the command line over the config file (UserError naming bad options)."""
-    from tvr.trance.dataset_config import DatasetConfig, read_config_file
+    from tvr.trance.dataset.config import DatasetConfig, read_config_file
 
     options = read_config_file(args.config) if args.config else {}
     where = f"--config {args.config}" if args.config else "options"
@@ -90,7 +90,7 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvr.trance.store import open_dataset
+    from tvr.trance.dataset.store import open_dataset
 
     if args.verify:
         ds = open_dataset(args.verify)
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.out is None:
         raise UserError("option 'out' (--out): give the dataset folder")
-    from tvr.trance.dataset_generate import generate_dataset
+    from tvr.trance.dataset.generate import generate_dataset
 
     ds = generate_dataset(
         config, args.out, workers=args.workers, ray=args.ray, progress=not args.quiet

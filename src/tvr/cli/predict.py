@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from tvr.training.predictions import load_model, write_predictions
+        from tvr.trance.train.predictions import load_model, write_predictions
     except ImportError as err:
         raise UserError(
             f"prediction needs the train extra (pip install 'tvr[train]'): {err}"

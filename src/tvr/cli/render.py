@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from tvr.errors import InputError, UserError
+from tvr.core.errors import InputError, UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,9 +54,9 @@ def _read_samples(path: Path, limit: int | None) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.sample import image_name
     from tvr.trance.render import make_renderer, render_sample, write_images
     from tvr.trance.render.scene import SAMPLE_IMAGES
-    from tvr.trance.sample import image_name
 
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be at least 0")

@@ -54,8 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from tvr.trance.report import ReportConfig, order_sensitive_line, write_report
-    from tvr.trance.report_sources import open_source
+    from tvr.trance.report.sources import open_source
+    from tvr.trance.report.tables import order_sensitive_line
+    from tvr.trance.report.writer import ReportConfig, write_report
 
     source = open_source(args.source, args.images)
     out = args.out

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.training.results import ResultsOptions, make_results
-from tvr.trance.metrics import SETTINGS
+from tvr.trance.results.make import ResultsOptions, make_results
+from tvr.trance.world.vocab import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

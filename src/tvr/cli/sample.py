@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from tvr.cli._common import positive_int
-from tvr.errors import UserError
-from tvr.trance.generate import SETTINGS, GenerateConfig, generate
-from tvr.trance.sampler import BALANCE_SCOPES, SamplerConfig
+from tvr.core.errors import UserError
+from tvr.trance.sampling.jobs import GenerateConfig, generate
+from tvr.trance.sampling.sampler import BALANCE_SCOPES, SamplerConfig
+from tvr.trance.world.vocab import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import positive_int
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         practice=args.practice,
     ).validate()
     if args.export:
-        from tvr.web.app import export_all
+        from tvr.trance.web.app import export_all
 
         paths = export_all(config, args.export)
         for path in paths:
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
-    from tvr.web.app import create_app
+    from tvr.trance.web.app import create_app
 
     app = create_app(config)
     print(f"tvr serve: http://{args.host}:{args.port}/  (results: {config.database_url})")

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from tvr.trance.report import balance_stats, order_sensitive_line, stats_tables
-from tvr.trance.samples_io import read_samples, write_json
+from tvr.core.jsonl import write_json
+from tvr.trance.data.files import read_samples
+from tvr.trance.report.tables import order_sensitive_line, stats_tables
+from tvr.trance.sampling.stats import balance_stats
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import size_option, split_counts_option
-from tvr.errors import UserError
+from tvr.core.errors import UserError
+from tvr.trance.world.vocab import SETTINGS
 
 #: flag -> TrainConfig field, for the options that map one to one
 _FIELDS = (
@@ -48,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--config", type=Path, help="config.json of an earlier run; flags override it")
     p.add_argument("--model", help="e.g. cnn+-g, resnet--t, bcnn-g, duda-g (default resnet--g)")
-    p.add_argument("--setting", choices=("basic", "event", "view"))
+    p.add_argument("--setting", choices=SETTINGS)
     p.add_argument("--data", help="dataset source (default synthetic)")
     p.add_argument("--data-root", help="where the dataset source reads from")
     p.add_argument(
@@ -105,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def config_from_args(args: argparse.Namespace):
-    from tvr.training.config import TrainConfig
+    from tvr.trance.train.config import TrainConfig
 
     base = TrainConfig.load(args.config).to_dict() if args.config else {}
     for name in _FIELDS:
@@ -131,7 +132,7 @@ def config_from_args(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from tvr.training.run import train
+        from tvr.trance.train.run import train
     except ImportError as err:
         raise UserError(
             f"training needs the train extra (pip install 'tvr[train]'): {err}"

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tvr.cli._common import non_negative_int, positive_float, positive_int
-from tvr.errors import UserError
-from tvr.trance.camera import VIEWS
+from tvr.core.errors import UserError
+from tvr.trance.world.vocab import SETTINGS, VIEWS
+from tvr.vlm.tasks import task_names
 
 if TYPE_CHECKING:
     pass
@@ -34,7 +35,7 @@ def _views(text: str) -> tuple[str, ...]:
 
 
 def _add_task_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--task", required=True, choices=("visualtrans", "trance"), help="benchmark")
+    p.add_argument("--task", required=True, choices=task_names(), help="benchmark")
     p.add_argument(
         "--data",
         required=True,
@@ -50,7 +51,7 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--setting",
-        choices=("basic", "event", "view"),
+        choices=SETTINGS,
         default="event",
         help="TRANCE only: Basic (one-step samples, one step), Event (final image from C), "
         "View (one item per sample and final view); default event",
@@ -159,7 +160,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     endpoint = resolve_endpoint(args.base_url, args.model, args.api_key, os.environ)
     task = _adapter(args)
-    template = load_template(args.prompt, task.default_prompt)
+    template = load_template(args.prompt, task)
     summary = run(
         task,
         template,
@@ -191,7 +192,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def export_command(args: argparse.Namespace) -> int:
-    from tvr.vlm.trance_task import TranceTask, export_predictions
+    from tvr.trance.vlm_task import TranceTask, export_predictions
 
     if args.task != "trance":
         raise UserError(
@@ -211,7 +212,7 @@ def prompt_command(args: argparse.Namespace) -> int:
     from tvr.vlm.templates import load_template
 
     task = _adapter(args)
-    template = load_template(args.prompt, task.default_prompt)
+    template = load_template(args.prompt, task)
     template.check_fields(set(task.fields))
     items = task.items()
     if args.item >= len(items):

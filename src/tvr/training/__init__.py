@@ -1,4 +1,1 @@
-"""Training of the TranceNet models (needs the `train` extra): batches, losses, Lightning, runs.
-
-`train(TrainConfig(...))` is the way in; `tvr.training.batch` defines what data loaders yield.
-"""
+"""Training pieces shared by every benchmark's models (needs the `train` extra): augmentation, precise BN."""

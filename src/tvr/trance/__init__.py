@@ -1,1 +1,1 @@
-"""The synthetic TRANCE world of the TVR papers: vocabulary, simulator, sampler, metrics."""
+"""The synthetic TRANCE world of the TVR papers: world, sampling, render, data, eval, report, models."""

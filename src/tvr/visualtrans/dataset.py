@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.errors import InputError, UserError
+from tvr.core.errors import InputError, UserError
 
 TASK_TYPES = (
     "spatial_fine_grained",

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
 from tvr.visualtrans.scoring import Scoreboard, percent_2dp
 

@@ -27,7 +27,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 from tvr.visualtrans import extract as ex
 from tvr.visualtrans.dataset import (
     ANSWER_FORMATS,

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 RETRY_STATUSES = frozenset({408, 429})
 ERROR_SNIPPET_CHARS = 300

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 #: leading bytes -> MIME type of the formats chat-completions servers accept
 _SIGNATURES = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 
 def is_success(record: dict[str, Any]) -> bool:

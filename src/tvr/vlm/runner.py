@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 from tvr.vlm.client import ChatClient, ChatError, Endpoint, RetryPolicy, Sampling, public_url
 from tvr.vlm.results import ResultsWriter, is_success, read_results
 from tvr.vlm.tasks import TaskAdapter, TaskItem, build_messages, check_images

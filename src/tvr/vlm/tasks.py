@@ -7,12 +7,13 @@ into that task's answer. The runner and the client know nothing of any benchmark
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
+from tvr.core.plugins import load_benchmarks
 from tvr.vlm.images import image_data_url
 from tvr.vlm.templates import PromptTemplate
 
@@ -44,8 +45,9 @@ class TaskAdapter(Protocol):
 
     #: the `--task` name
     name: str
-    #: the shipped template file used when no `--prompt` is given
+    #: the shipped template file used when no `--prompt` is given, in `prompt_package`'s prompts/
     default_prompt: str
+    prompt_package: str
     #: the placeholders every item fills
     fields: frozenset[str]
 
@@ -77,17 +79,24 @@ def check_images(items: list[TaskItem], limit: int = 5) -> None:
         raise UserError(f"{len(missing)} image(s) not found: {shown}{more}; check --images")
 
 
-TASK_NAMES = ("visualtrans", "trance")
+#: task name -> factory(data, images, **options) -> TaskAdapter; benchmarks register theirs
+_TASKS: dict[str, Callable[..., TaskAdapter]] = {}
+
+
+def register_task(name: str, factory: Callable[..., TaskAdapter]) -> None:
+    """Make task `name` available to `make_adapter` (a benchmark's plugin module calls this)."""
+    _TASKS[name] = factory
+
+
+def task_names() -> tuple[str, ...]:
+    """The registered tasks, sorted."""
+    load_benchmarks()
+    return tuple(sorted(_TASKS))
 
 
 def make_adapter(name: str, data: Path, images: Path, **options: Any) -> TaskAdapter:
     """The adapter of a task by name, reading `data` with images under `images`."""
-    if name == "visualtrans":
-        from tvr.vlm.visualtrans_task import VisualTransTask
-
-        return VisualTransTask(data, images)
-    if name == "trance":
-        from tvr.vlm.trance_task import TranceTask
-
-        return TranceTask(data, images, **options)
-    raise UserError(f"unknown task {name!r}; expected one of {', '.join(TASK_NAMES)}")
+    load_benchmarks()
+    if name not in _TASKS:
+        raise UserError(f"unknown task {name!r}; expected one of {', '.join(task_names())}")
+    return _TASKS[name](data, images, **options)

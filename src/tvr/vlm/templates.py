@@ -1,6 +1,7 @@
 """Prompt templates: plain text files with `$name` placeholders, shipped ones or the user's own.
 
-The shipped templates live in `tvr/vlm/prompts/` (`visualtrans.txt`, `trance.txt`). A template
+Each benchmark ships its templates in its package's `prompts/` folder (`tvr/trance/prompts/trance.txt`,
+`tvr/visualtrans/prompts/visualtrans.txt`). A template
 is filled with Python's `string.Template`: `$question` or `${question}` is replaced by the item's
 field, `$$` is a literal dollar sign, and braces need no escaping (JSON examples stay readable).
 """
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
+from typing import Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -51,18 +53,21 @@ class PromptTemplate:
             raise UserError(f"prompt {self.source}: cannot fill the template ({err})") from None
 
 
-def shipped_template(name: str) -> PromptTemplate:
-    """A template shipped with tvr, by file name (e.g. `visualtrans.txt`)."""
-    ref = resources.files("tvr.vlm").joinpath("prompts", name)
+def shipped_template(name: str, package: str) -> PromptTemplate:
+    """A template shipped in `package`'s `prompts/` folder, by file name (e.g. `trance.txt` of
+    `tvr.trance`)."""
+    ref = resources.files(package).joinpath("prompts", name)
     if not ref.is_file():
-        raise UserError(f"no shipped prompt template {name!r}")
-    return PromptTemplate(f"tvr/vlm/prompts/{name}", ref.read_text(encoding="utf-8"))
+        raise UserError(f"no shipped prompt template {name!r} in {package}")
+    source = f"{package.replace('.', '/')}/prompts/{name}"
+    return PromptTemplate(source, ref.read_text(encoding="utf-8"))
 
 
-def load_template(path: str | Path | None, default_name: str) -> PromptTemplate:
-    """The user's template file if `path` is given, else the shipped `default_name`."""
+def load_template(path: str | Path | None, task: Any) -> PromptTemplate:
+    """The user's template file if `path` is given, else the task's shipped default (its
+    `default_prompt` in its `prompt_package`)."""
     if path is None:
-        return shipped_template(default_name)
+        return shipped_template(task.default_prompt, task.prompt_package)
     path = Path(path)
     try:
         return PromptTemplate(str(path), path.read_text(encoding="utf-8"))

@@ -1,7 +1,4 @@
-"""The TRANCE web app: the human test system (journal paper, appendix E) and the data viewer.
-
-`create_app(config)` (tvr.web.app) builds the FastAPI app; `tvr serve` runs it with uvicorn.
-"""
+"""The web app's shared layer: options, the results database; benchmarks plug their pages (`tvr serve`)."""
 
 from tvr.web.config import ServeConfig
 

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 DB_FILE = "human-tests.sqlite"
 

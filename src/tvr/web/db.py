@@ -27,7 +27,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from tvr.errors import UserError
+from tvr.core.errors import UserError
 
 
 def utcnow() -> datetime:
@@ -69,7 +69,7 @@ class Serving(Base):
 
 
 class Answer(Base):
-    """One scored answer (the tester's steps as JSON, the scores of `tvr.trance.metrics`)."""
+    """One scored answer (the tester's steps as JSON, the scores of `tvr.trance.eval.metrics`)."""
 
     __tablename__ = "answers"
     __table_args__ = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvr.trance.sampler import SamplerConfig, ShardSampler
+from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
 
 
 def random_samples(n: int, seed: int = 0, prefix: str = "s") -> list[dict[str, Any]]:

@@ -8,9 +8,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tvr.trance.data.sample import Sample
 from tvr.trance.render.presets import Preset
 from tvr.trance.render.scene import SceneDescription, sample_views
-from tvr.trance.sample import Sample
 
 BACKENDS = ("cycles", "raster")
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from tvr.trance import vocab
-from tvr.trance.camera import CAMERA_BASE, IMAGE_HEIGHT, IMAGE_WIDTH, LIGHT_BASE, Camera
-from tvr.trance.sample import Sample, image_name
+from tvr.trance.data.sample import Sample, image_name
+from tvr.trance.world import vocab
+from tvr.trance.world.camera import CAMERA_BASE, IMAGE_HEIGHT, IMAGE_WIDTH, LIGHT_BASE, Camera
 
 #: linear reflectance of the ground
 GROUND_RGB = (0.42, 0.42, 0.42)
@@ -166,7 +166,7 @@ def build_scene(
 
 
 #: the images of one sample: (stage, view), in the order they are rendered
-SAMPLE_IMAGES = (("init", "C"), ("fin", "L"), ("fin", "C"), ("fin", "R"))
+SAMPLE_IMAGES = vocab.IMAGE_SLOTS
 
 
 def sample_views(sample: Sample | dict[str, Any]) -> list[tuple[str, SceneDescription]]:

@@ -1,0 +1,1 @@
+"""What every part of tvr uses: errors, JSON lines and atomic writes, hashes, the job engine, statistics."""

@@ -1,0 +1,77 @@
+"""JSON lines, JSON and text files written atomically; JSON lines read with errors that name the line."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tvr.core.errors import InputError, UserError
+
+
+def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write records as JSON lines atomically (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    n = 0
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for r in records:
+                f.write(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+                n += 1
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return n
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write one JSON document atomically, indented for people to read."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON) for each non-empty line; a bad line raises InputError."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
+    with path.open("rb") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, orjson.loads(line)
+            except orjson.JSONDecodeError as err:
+                raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a text file atomically (temporary file, then os.replace)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

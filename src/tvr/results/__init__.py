@@ -1,0 +1,1 @@
+"""Results shared by the benchmarks: result tables, paired comparisons; benchmarks plug their tables."""

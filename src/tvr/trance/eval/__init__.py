@@ -1,0 +1,1 @@
+"""Evaluation of TRANCE predictions by simulation: metrics, `evaluate`, baselines."""

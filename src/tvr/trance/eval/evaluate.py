@@ -1,0 +1,110 @@
+"""`tvr evaluate` as a library call: read samples and predictions, score, write the outputs.
+
+Writes into the output folder:
+    summary.json   the metrics, breakdowns, and counts of missing and bad predictions
+    detail.jsonl   one line per scored sample (and view): distance, correct, loose correct,
+                   the first broken rule and at which step, the reference and the prediction
+    config.json    the files and options this evaluation used
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tvr.core.jsonl import write_json, write_jsonl
+from tvr.trance.data.files import read_samples
+from tvr.trance.eval.metrics import ReferenceTable, details, read_predictions, score, summarize
+from tvr.trance.world.vocab import VIEWS
+
+
+def evaluate_files(
+    samples_path: str | Path,
+    predictions_path: str | Path,
+    setting: str,
+    out: str | Path | None = None,
+    lenient: bool = False,
+    views: tuple[str, ...] = VIEWS,
+) -> dict[str, Any]:
+    """Score a predictions file against a samples file; write the outputs if `out` is given."""
+    samples = read_samples(samples_path)
+    ref = ReferenceTable.from_samples(samples, setting, views)
+    pred = read_predictions(predictions_path, ref, lenient=lenient)
+    s = score(ref, pred)
+    summary = summarize(ref, pred, s)
+    summary["samples_file"] = str(samples_path)
+    summary["predictions_file"] = str(predictions_path)
+    if pred.problems:
+        summary["problems"] = pred.problems[:100]
+    if out is not None:
+        out = Path(out)
+        write_jsonl(out / "detail.jsonl", details(ref, pred, s))
+        write_json(out / "summary.json", summary)
+        write_json(
+            out / "config.json",
+            {
+                "samples": str(samples_path),
+                "predictions": str(predictions_path),
+                "setting": setting,
+                "lenient": lenient,
+                "views": list(views),
+            },
+        )
+    return summary
+
+
+def _fmt(x: Any) -> str:
+    return "-" if x is None else f"{x:.4f}" if isinstance(x, float) else str(x)
+
+
+def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
+    """A rich table of a summary: the metrics, then the breakdowns."""
+    setting = summary["setting"]
+    table = Table(title=title or f"TRANCE {setting} - {summary['samples']} samples")
+    if setting == "basic":
+        cols = ["ObjAcc", "AttrAcc", "ValAcc", "Acc"]
+        table.add_column("subset")
+        table.add_column("count", justify="right")
+        for c in cols:
+            table.add_column(c, justify="right")
+        m = summary["metrics"]
+        table.add_row("all", str(summary["samples"]), *(_fmt(m[c]) for c in cols))
+        for attr, b in summary["by_attribute"].items():
+            table.add_row(f"attr={attr}", str(b["count"]), "", "", "", _fmt(b["Acc"]))
+        return table
+    cols = ["AD", "AND", "LAcc", "Acc"]
+    table.add_column("subset")
+    table.add_column("count", justify="right")
+    for c in cols:
+        table.add_column(c, justify="right")
+    table.add_column("EO", justify="right")
+    m = summary["metrics"]
+    table.add_row("all", str(summary["samples"]), *(_fmt(m[c]) for c in cols), "")
+    for k, b in summary["by_steps"].items():
+        table.add_row(
+            f"{k} step{'s' if k != '1' else ''}", str(b["count"]), *(_fmt(b[c]) for c in cols), ""
+        )
+    for v, b in summary.get("by_view", {}).items():
+        table.add_row(f"view {v}", str(b["count"]), *(_fmt(b[c]) for c in cols), "")
+    o = summary["order_sensitive"]
+    table.add_row("order-sensitive", str(o["count"]), *(_fmt(o[c]) for c in cols), _fmt(o["EO"]))
+    return table
+
+
+def print_summary(
+    summary: dict[str, Any], console: Console | None = None, title: str | None = None
+) -> None:
+    console = console or Console()
+    console.print(summary_table(summary, title))
+    notes = []
+    if summary["missing"]:
+        notes.append(f"{summary['missing']} sample(s) had no prediction and count as wrong")
+    if summary["invalid"]:
+        notes.append(
+            f"{summary['invalid']} bad prediction line(s) were scored as wrong (--lenient)"
+        )
+    for n in notes:
+        console.print(f"[yellow]note:[/yellow] {n}")

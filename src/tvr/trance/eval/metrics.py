@@ -1,0 +1,413 @@
+"""Evaluation of TRANCE predictions by simulation (journal paper, section 4.3).
+
+Basic: ObjAcc, AttrAcc, ValAcc, Acc of the single predicted step (a value is right when it is one
+of the reference step's accepted options: any valid out-of-view destination for an "out" move).
+
+Event and View: the predicted steps are applied one by one to the initial state with the
+simulator (`tvr.trance.world.simulator`); a step that breaks a rule is applied all the same.
+  distance        (object, attribute) pairs that differ from the true final state
+  normalized      distance / number of reference steps
+  loose correct   distance 0
+  correct         loose correct and no step overlaps or leaves the plane
+  AD, AND, LAcc, Acc   means over samples
+  EO = (LAcc - Acc) / LAcc on the order-sensitive samples: those where some order of the
+       reference steps breaks a rule (found here by trying every order).
+Breakdowns per number of reference steps and, for View, per final view.
+
+Everything runs on numpy arrays over all samples at once; `ReferenceTable` holds the samples'
+arrays, `PredictionTable` the predictions', both built once from files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from tvr._moved import forwarding_getattr
+from tvr.core.errors import InputError, UserError
+from tvr.trance.data.sample import Sample
+from tvr.trance.world import simulator as world
+from tvr.trance.world import vocab
+from tvr.trance.world.vocab import SETTINGS, VIEWS
+
+PAD = world.PAD_VALUE
+_VALUE_ATTR = np.array([*vocab.VALUE_ATTR, -1])
+
+
+def _setting(setting: str) -> str:
+    if setting not in SETTINGS:
+        raise UserError(f"setting must be one of {list(SETTINGS)}, got {setting!r}")
+    return setting
+
+
+@dataclass
+class ReferenceTable:
+    """The samples to score against, as arrays; one row per (sample, view) in View."""
+
+    setting: str
+    ids: list[str]
+    views: np.ndarray  # (N,) index into camera.VIEWS, -1 outside View
+    init: np.ndarray  # (N, 10, 6)
+    final: np.ndarray  # (N, 10, 6)
+    objs: np.ndarray  # (N, 4) reference objects, padded with -1
+    values: np.ndarray  # (N, 4) reference values, padded with PAD
+    options: np.ndarray  # (N, 33) accepted values of the first step (Basic)
+    order_sensitive: np.ndarray  # (N,)
+    index: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    @property
+    def num_steps(self) -> np.ndarray:
+        return (self.values != PAD).sum(axis=1)
+
+    @classmethod
+    def from_samples(
+        cls, samples: list[Sample], setting: str, views: tuple[str, ...] = VIEWS
+    ) -> ReferenceTable:
+        _setting(setting)
+        rows: list[tuple[Sample, int]] = []
+        for s in samples:
+            if setting == "basic" and len(s.steps) != 1:
+                continue
+            if setting == "view":
+                chosen = (s.extra["view"],) if isinstance(s.extra.get("view"), str) else views
+                rows.extend((s, VIEWS.index(v)) for v in chosen)
+            else:
+                rows.append((s, -1))
+        n = len(rows)
+        init = np.zeros((n, vocab.NUM_OBJECTS, world.NUM_COLS), dtype=np.int16)
+        final = np.zeros_like(init)
+        objs = np.full((n, vocab.MAX_STEPS), -1, dtype=np.int64)
+        values = np.full((n, vocab.MAX_STEPS), PAD, dtype=np.int64)
+        options = np.zeros((n, vocab.NUM_VALUES), dtype=bool)
+        cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for r, (s, _) in enumerate(rows):
+            if s.id not in cache:
+                cache[s.id] = (s.initial_array, s.final_array)
+            init[r], final[r] = cache[s.id]
+            for k, st in enumerate(s.steps):
+                objs[r, k] = st.obj
+                values[r, k] = st.value
+            options[r, list(s.steps[0].accepted)] = True
+        ids = [s.id for s, _ in rows]
+        view_idx = np.array([v for _, v in rows], dtype=np.int64)
+        table = cls(
+            setting, ids, view_idx, init, final, objs, values, options, np.zeros(n, dtype=bool)
+        )
+        table.order_sensitive = world.order_sensitive_batch(init, objs, values)
+        table.index = {(i, int(v)): r for r, (i, v) in enumerate(zip(ids, view_idx, strict=True))}
+        return table
+
+
+@dataclass
+class PredictionTable:
+    """Predictions aligned with a ReferenceTable's rows."""
+
+    objs: np.ndarray  # (N, K) padded with -1
+    values: np.ndarray  # (N, K) padded with PAD
+    present: np.ndarray  # (N,) a usable prediction was given
+    errors: dict[int, str]  # row -> why its prediction was not usable (lenient mode)
+    problems: list[str]  # lenient mode: every bad line, as "file, line N, field: message"
+
+
+def max_steps_for(setting: str) -> int:
+    return 1 if setting == "basic" else vocab.MAX_STEPS
+
+
+def parse_prediction(
+    record: Any, setting: str, path: str | Path = "<predictions>", lineno: int | None = None
+) -> tuple[str, int, list[tuple[int, int]]]:
+    """(sample id, view index or -1, [(object, value)]) of one prediction record; InputError if bad."""
+    if not isinstance(record, dict):
+        raise InputError(path, lineno, None, "expected a JSON object with 'id' and 'steps'")
+    sid = record.get("id")
+    if not isinstance(sid, str) or not sid:
+        raise InputError(path, lineno, "id", f"expected a sample id string, got {sid!r}")
+    view = -1
+    if setting == "view":
+        v = record.get("view")
+        if v not in VIEWS:
+            raise InputError(
+                path,
+                lineno,
+                "view",
+                f"expected one of {list(VIEWS)} in the View setting, got {v!r}",
+            )
+        view = VIEWS.index(v)
+    steps = record.get("steps")
+    if not isinstance(steps, list):
+        raise InputError(
+            path, lineno, "steps", f"expected a list of steps, got {type(steps).__name__}"
+        )
+    limit = max_steps_for(setting)
+    if len(steps) > limit:
+        raise InputError(
+            path, lineno, "steps", f"{len(steps)} steps, but {setting} allows at most {limit}"
+        )
+    out = []
+    for k, st in enumerate(steps):
+        if isinstance(st, dict):
+            obj, value = st.get("obj"), st.get("value")
+        elif isinstance(st, list | tuple) and len(st) == 2:
+            obj, value = st
+        else:
+            raise InputError(
+                path, lineno, f"steps[{k}]", 'expected {"obj": 0..9, "value": "color.red"}'
+            )
+        if isinstance(obj, bool) or not isinstance(obj, int) or not 0 <= obj < vocab.NUM_OBJECTS:
+            raise InputError(
+                path, lineno, f"steps[{k}].obj", f"{obj!r} is not an object index 0..9"
+            )
+        if value not in vocab.VALUE_INDEX:
+            raise InputError(
+                path,
+                lineno,
+                f"steps[{k}].value",
+                f"unknown value {value!r} (e.g. 'color.red', 'position.front-left.1')",
+            )
+        out.append((obj, vocab.VALUE_INDEX[value]))
+    return sid, view, out
+
+
+def read_predictions(
+    path: str | Path, ref: ReferenceTable, lenient: bool = False
+) -> PredictionTable:
+    """Predictions of a JSONL file aligned with the reference rows.
+
+    Strict (default): the first bad line raises an InputError naming file, line and field.
+    Lenient: a bad line is recorded; if it names a known sample, that sample counts as wrong.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
+    n = len(ref.ids)
+    k = max_steps_for(ref.setting)
+    objs = np.full((n, k), -1, dtype=np.int64)
+    values = np.full((n, k), PAD, dtype=np.int64)
+    present = np.zeros(n, dtype=bool)
+    errors: dict[int, str] = {}
+    problems: list[str] = []
+    seen: dict[int, int] = {}
+    with path.open("rb") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            row = None
+            try:
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as err:
+                    raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
+                if isinstance(record, dict) and isinstance(record.get("id"), str):
+                    v = record.get("view")
+                    row = ref.index.get((record["id"], VIEWS.index(v) if v in VIEWS else -1))
+                sid, view, steps = parse_prediction(record, ref.setting, path, lineno)
+                row = ref.index.get((sid, view))
+                if row is None:
+                    what = f"{sid!r}" + (f" with view {VIEWS[view]!r}" if view >= 0 else "")
+                    raise InputError(
+                        path, lineno, "id", f"unknown sample {what} (not in the samples file)"
+                    )
+                if row in seen:
+                    raise InputError(
+                        path,
+                        lineno,
+                        "id",
+                        f"second prediction for {sid!r} (first on line {seen[row]})",
+                    )
+                seen[row] = lineno
+                for j, (o, v) in enumerate(steps):
+                    objs[row, j] = o
+                    values[row, j] = v
+                present[row] = True
+            except InputError as err:
+                if not lenient:
+                    raise
+                problems.append(str(err))
+                if row is not None and row not in seen:
+                    errors[row] = err.reason
+                    seen[row] = lineno
+    return PredictionTable(objs, values, present, errors, problems)
+
+
+# --- scoring ---------------------------------------------------------------------------------------------
+@dataclass
+class Scores:
+    """Per-row results of one evaluation."""
+
+    setting: str
+    correct: np.ndarray
+    loose_correct: np.ndarray | None = None
+    distance: np.ndarray | None = None
+    norm_distance: np.ndarray | None = None
+    first_broken_step: np.ndarray | None = None  # 0-based, -1 none
+    first_broken_rule: np.ndarray | None = None  # 0 none, 1 off_plane, 2 overlap
+    obj_correct: np.ndarray | None = None
+    attr_correct: np.ndarray | None = None
+    value_correct: np.ndarray | None = None
+
+
+RULE_NAMES = (None, "off_plane", "overlap")
+
+
+def score_basic(ref: ReferenceTable, pred: PredictionTable) -> Scores:
+    has = pred.present & (pred.values[:, 0] != PAD)
+    v = np.where(has, pred.values[:, 0], 0)
+    obj_ok = has & (pred.objs[:, 0] == ref.objs[:, 0])
+    val_ok = has & ref.options[np.arange(len(v)), v]
+    attr_ok = has & (_VALUE_ATTR[v] == _VALUE_ATTR[ref.values[:, 0]])
+    return Scores(
+        "basic", obj_ok & val_ok, obj_correct=obj_ok, attr_correct=attr_ok, value_correct=val_ok
+    )
+
+
+def score_event(ref: ReferenceTable, pred: PredictionTable) -> Scores:
+    sim = world.apply_steps_batch(ref.init, pred.objs, pred.values)
+    dist = world.distance_batch(sim.final, ref.final)
+    nref = ref.num_steps
+    rules = np.where(sim.off_plane, 1, np.where(sim.overlap, 2, 0))  # (N, K)
+    broken = rules > 0
+    first = np.where(broken.any(axis=1), broken.argmax(axis=1), -1)
+    first_rule = np.where(first >= 0, rules[np.arange(len(first)), np.maximum(first, 0)], 0)
+    usable = pred.present
+    loose = usable & (dist == 0)
+    correct = loose & (first < 0)
+    return Scores(
+        ref.setting,
+        correct=correct,
+        loose_correct=loose,
+        distance=dist,
+        norm_distance=dist / np.maximum(nref, 1),
+        first_broken_step=first,
+        first_broken_rule=first_rule,
+    )
+
+
+def score(ref: ReferenceTable, pred: PredictionTable) -> Scores:
+    return score_basic(ref, pred) if ref.setting == "basic" else score_event(ref, pred)
+
+
+def _mean(x: np.ndarray) -> float | None:
+    return float(x.mean()) if len(x) else None
+
+
+def _event_block(s: Scores, mask: np.ndarray) -> dict[str, Any]:
+    n = int(mask.sum())
+    return {
+        "count": n,
+        "AD": _mean(s.distance[mask]),
+        "AND": _mean(s.norm_distance[mask]),
+        "LAcc": _mean(s.loose_correct[mask].astype(float)),
+        "Acc": _mean(s.correct[mask].astype(float)),
+    }
+
+
+def summarize(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> dict[str, Any]:
+    """The summary.json of an evaluation: metrics, breakdowns, missing and bad predictions."""
+    n = len(ref.ids)
+    all_rows = np.ones(n, dtype=bool)
+    missing = ~pred.present & ~np.isin(np.arange(n), list(pred.errors))
+    out: dict[str, Any] = {
+        "setting": ref.setting,
+        "samples": n,
+        "predicted": int(pred.present.sum()),
+        "missing": int(missing.sum()),
+        "invalid": len(pred.problems),
+        "invalid_rows": len(pred.errors),
+    }
+    if ref.setting == "basic":
+        out["metrics"] = {
+            "ObjAcc": _mean(s.obj_correct.astype(float)),
+            "AttrAcc": _mean(s.attr_correct.astype(float)),
+            "ValAcc": _mean(s.value_correct.astype(float)),
+            "Acc": _mean(s.correct.astype(float)),
+        }
+        attr = _VALUE_ATTR[ref.values[:, 0]]
+        out["by_attribute"] = {
+            a: {"count": int((attr == i).sum()), "Acc": _mean(s.correct[attr == i].astype(float))}
+            for i, a in enumerate(vocab.ATTRIBUTES)
+        }
+        return out
+    out["metrics"] = _event_block(s, all_rows)
+    del out["metrics"]["count"]
+    nsteps = ref.num_steps
+    out["by_steps"] = {str(k): _event_block(s, nsteps == k) for k in range(1, vocab.MAX_STEPS + 1)}
+    if ref.setting == "view":
+        out["by_view"] = {VIEWS[v]: _event_block(s, ref.views == v) for v in range(len(VIEWS))}
+    os_mask = ref.order_sensitive
+    block = _event_block(s, os_mask)
+    lacc, acc = block["LAcc"], block["Acc"]
+    block["EO"] = (lacc - acc) / lacc if lacc else None
+    block["share"] = float(os_mask.mean()) if n else None
+    out["order_sensitive"] = block
+    rules = s.first_broken_rule
+    out["broken_rules"] = {
+        name: int((rules == i).sum()) for i, name in enumerate(RULE_NAMES) if name
+    }
+    return out
+
+
+def details(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> list[dict[str, Any]]:
+    """One record per reference row (the lines of detail.jsonl)."""
+    out = []
+    nsteps = ref.num_steps
+    for r, sid in enumerate(ref.ids):
+        d: dict[str, Any] = {"id": sid}
+        if ref.views[r] >= 0:
+            d["view"] = VIEWS[ref.views[r]]
+        d["num_steps"] = int(nsteps[r])
+        d["reference"] = [
+            {"obj": int(o), "value": vocab.VALUES[v]}
+            for o, v in zip(ref.objs[r], ref.values[r], strict=True)
+            if v != PAD
+        ]
+        d["prediction"] = (
+            [
+                {"obj": int(o), "value": vocab.VALUES[v]}
+                for o, v in zip(pred.objs[r], pred.values[r], strict=True)
+                if v != PAD
+            ]
+            if pred.present[r]
+            else None
+        )
+        if not pred.present[r]:
+            d["problem"] = pred.errors.get(r, "missing")
+        d["correct"] = bool(s.correct[r])
+        if ref.setting == "basic":
+            d["obj_correct"] = bool(s.obj_correct[r])
+            d["attr_correct"] = bool(s.attr_correct[r])
+            d["value_correct"] = bool(s.value_correct[r])
+        else:
+            d["loose_correct"] = bool(s.loose_correct[r])
+            d["distance"] = int(s.distance[r])
+            d["norm_distance"] = float(s.norm_distance[r])
+            step = int(s.first_broken_step[r])
+            d["broken_rule"] = (
+                {"rule": RULE_NAMES[int(s.first_broken_rule[r])], "step": step + 1}
+                if step >= 0
+                else None
+            )
+            d["order_sensitive"] = bool(ref.order_sensitive[r])
+        out.append(d)
+    return out
+
+
+def evaluate_steps(
+    sample: Sample, steps: list[tuple[int, int]], setting: str = "event"
+) -> dict[str, Any]:
+    """Score one prediction of one sample (what the web app and VLM runner call)."""
+    ref = ReferenceTable.from_samples([sample], "event" if setting == "view" else setting)
+    k = max_steps_for(setting)
+    objs = np.full((1, k), -1, dtype=np.int64)
+    values = np.full((1, k), PAD, dtype=np.int64)
+    for j, (o, v) in enumerate(steps[:k]):
+        objs[0, j], values[0, j] = o, v
+    pred = PredictionTable(objs, values, np.ones(1, dtype=bool), {}, [])
+    return details(ref, pred, score(ref, pred))[0]
+
+
+# order_sensitive_batch moved to the simulator; it resolves here for one release
+__getattr__ = forwarding_getattr(__name__, "tvr.trance.metrics", "tvr.trance.world.simulator")

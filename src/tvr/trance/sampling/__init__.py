@@ -1,0 +1,1 @@
+"""The TRANCE sampler: balanced sampling (Algorithm 1), balance statistics, symbolic sample-set jobs."""

@@ -1,0 +1,146 @@
+"""The served data: one dataset per problem (setting), opened through `tvr.trance.dataset.store`, and
+the model predictions (run folders or JSONL files) matched to their dataset split by sample id.
+
+Every lookup the web app makes goes through here with checked names and indices, so no file path
+ever comes from a request: images are found with the store's `image_path(index, stage, view)`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from tvr.core.errors import UserError
+from tvr.core.jsonl import iter_jsonl
+from tvr.trance.data.sample import Sample
+from tvr.trance.eval.metrics import parse_prediction
+from tvr.trance.world.vocab import SETTINGS, VIEWS
+
+STAGES = ("init", "fin")
+
+
+class SplitData:
+    """One split of a served dataset. Samples are read through the store on demand (shard by
+    shard, cached by the store), so a 500k-sample train split costs nothing until it is used."""
+
+    def __init__(self, problem: str, name: str, store: Any):
+        self.problem = problem
+        self.name = name
+        self.store = store  # tvr.trance.dataset.store.SplitStore
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def sample(self, i: int) -> Sample:
+        return self.store.sample(i)
+
+    @cached_property
+    def samples(self) -> list[Sample]:
+        """Every sample of the split (the viewer's filters read them all once)."""
+        return self.store.samples()
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """sample id -> index in the split."""
+        return {sid: i for i, sid in enumerate(self.store.ids)}
+
+
+@dataclass
+class PredictionSet:
+    """One model's predictions on one split: (sample id, view or "") -> [(obj, value)]."""
+
+    name: str
+    path: Path
+    problem: str
+    split: str
+    steps: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
+
+
+def sample_view(problem: str, sample: Sample) -> str:
+    """The final view shown for a sample: the one the View dataset drew and stored in the sample
+    (`extra["view"]`), the centre camera in Basic and Event."""
+    if problem == "view":
+        v = sample.extra.get("view")
+        if v not in VIEWS:
+            raise UserError(f"View sample {sample.id} has no stored view (extra['view'])")
+        return v
+    return "C"
+
+
+class Catalog:
+    """The datasets and predictions of one server."""
+
+    def __init__(self, data_dirs: tuple[Path, ...], prediction_paths: tuple[Path, ...] = ()):
+        from tvr.trance.dataset.store import open_dataset
+
+        self.splits: dict[str, dict[str, SplitData]] = {}
+        self.plan_cache: dict[tuple, Any] = {}  # (problem, split, tester, practice) -> Plan
+        self.roots: dict[str, Path] = {}
+        for d in data_dirs:
+            ds = open_dataset(d)
+            if ds.setting not in SETTINGS:
+                raise UserError(f"--data {d}: unknown setting {ds.setting!r}")
+            if ds.setting in self.splits:
+                raise UserError(
+                    f"--data {d}: a second {ds.setting} dataset (first: {self.roots[ds.setting]}); "
+                    "serve one dataset per setting"
+                )
+            self.roots[ds.setting] = Path(d)
+            self.splits[ds.setting] = {}
+            for name in ds.splits:
+                self.splits[ds.setting][name] = SplitData(ds.setting, name, ds.split(name))
+        self.predictions: list[PredictionSet] = [
+            self._load_predictions(p) for p in prediction_paths
+        ]
+
+    @property
+    def problems(self) -> list[str]:
+        return [p for p in SETTINGS if p in self.splits]
+
+    def split(self, problem: str, split: str) -> SplitData | None:
+        """The split, or None when the problem or split is not served."""
+        return self.splits.get(problem, {}).get(split)
+
+    def predictions_for(self, problem: str, split: str) -> list[PredictionSet]:
+        return [p for p in self.predictions if p.problem == problem and p.split == split]
+
+    # --- predictions ---------------------------------------------------------------------------
+    def _load_predictions(self, path: Path) -> PredictionSet:
+        path = Path(path)
+        name = path.stem
+        setting_hint = None
+        if path.is_dir():
+            cfg = path / "config.json"
+            if cfg.is_file():
+                c = json.loads(cfg.read_text())
+                setting_hint = c.get("setting")
+                name = f"{path.name} ({c['model']})" if c.get("model") else path.name
+            else:
+                name = path.name
+            path = path / "predictions.jsonl"
+            if not path.is_file():
+                raise UserError(f"{path.parent}: no predictions.jsonl in this run folder")
+        records = list(iter_jsonl(path))
+        ids = {r.get("id") for _, r in records if isinstance(r, dict)}
+        best = None
+        for problem, splits in self.splits.items():
+            if setting_hint and problem != setting_hint:
+                continue
+            for sname, sd in splits.items():
+                hits = sum(i in sd.index for i in ids)
+                if hits and (best is None or hits > best[0]):
+                    best = (hits, problem, sname)
+        if best is None:
+            raise UserError(f"{path}: its sample ids are in none of the served datasets' splits")
+        _, problem, sname = best
+        sd = self.splits[problem][sname]
+        pset = PredictionSet(name, path, problem, sname)
+        for lineno, rec in records:
+            sid, view, steps = parse_prediction(rec, problem, path, lineno)
+            if sid not in sd.index:
+                continue  # a sample of another split: not shown
+            pset.steps[(sid, VIEWS[view] if view >= 0 else "")] = steps
+        return pset

@@ -1,0 +1,38 @@
+"""The VisualTrans task adapter: one request per distinct question, images in the file's order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tvr.visualtrans.dataset import Dataset, load_dataset
+from tvr.visualtrans.extract import extract_normalized
+from tvr.vlm.tasks import ParsedReply, TaskItem
+
+
+class VisualTransTask:
+    """Items of a VisualTrans JSON file; the template gets `$question`."""
+
+    name = "visualtrans"
+    default_prompt = "visualtrans.txt"
+    prompt_package = "tvr.visualtrans"
+    fields = frozenset({"question", "task_type", "scene"})
+
+    def __init__(self, data: str | Path, images: str | Path) -> None:
+        self.dataset: Dataset = load_dataset(data)
+        self.images = Path(images)
+
+    def items(self) -> list[TaskItem]:
+        return [
+            TaskItem(
+                id=it.id,
+                images=tuple(self.images / rel for rel in it.images),
+                fields={"question": it.question, "task_type": it.task_type, "scene": it.scene},
+                meta={"index": it.index, "task_type": it.task_type},
+            )
+            for it in self.dataset.unique_items()
+        ]
+
+    def parse_reply(self, item: TaskItem, reply: str) -> ParsedReply:
+        """The final-answer text (normalized extraction); scoring reads it per its own mode."""
+        found = extract_normalized(reply)
+        return ParsedReply(found.text or None, None if found.found else "no final answer found")
