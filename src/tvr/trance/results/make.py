@@ -37,6 +37,7 @@ from typing import Any
 from tvr.core.errors import UserError
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl, write_text
 from tvr.results.paired import paired_table
+from tvr.results.registry import build_tables
 from tvr.results.tables import ResultEntry, ResultTable, write_table
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.eval.evaluate import evaluate_files
@@ -44,11 +45,6 @@ from tvr.trance.results.tables import (
     REWARD_LABELS,
     canonical_model,
     display_name,
-    fig7_table,
-    fig8_table,
-    table3,
-    table4,
-    table5,
 )
 from tvr.trance.world.vocab import SETTINGS
 
@@ -474,13 +470,11 @@ def make_results(opts: ResultsOptions) -> ResultsReport:
     out = Path(opts.out)
     entries = load_entries(opts)
     cp = opts.compare_paper
-    t3, t4, t5 = table3(entries, cp), table4(entries, cp), table5(entries, cp)
+    tables, figure_tables = build_tables("trance", entries, cp)  # registered by tvr.trance.plugin
     paired = paired_table(entries)
-    f7, f8 = fig7_table(entries, cp), fig8_table(entries)
-    has_event = any(e.setting == "event" and e.reward is None for e in entries)
-    has_view = any(e.setting == "view" and e.reward is None for e in entries)
-    tables = [t for t in (t3, t4, t5, paired) if t is not None]
-    figure_tables = [t for t, ok in ((f7, has_event or cp), (f8, has_view)) if ok]
+    if paired is not None:
+        tables.append(paired)
+    figures = {t.name: t for t in figure_tables}
     files: list[Path] = []
     for t in (*tables, *figure_tables):
         write_table(t, out)
@@ -492,10 +486,10 @@ def make_results(opts: ResultsOptions) -> ResultsReport:
     if opts.plots:
         from tvr.trance.results.plots import fig7_plot, fig8_plot, learning_curves_plot
 
-        if any(t.name == "fig7" for t in figure_tables):
-            files.append(fig7_plot(f7, out / "fig7.png"))
-        if has_view:
-            files.append(fig8_plot(f8, out / "fig8.png"))
+        if "fig7" in figures:
+            files.append(fig7_plot(figures["fig7"], out / "fig7.png"))
+        if "fig8" in figures:
+            files.append(fig8_plot(figures["fig8"], out / "fig8.png"))
         curves = [e for e in entries if e.metrics_csv is not None]
         if curves:
             files.append(learning_curves_plot(curves, out / "learning_curves.png", cp))
