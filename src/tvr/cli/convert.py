@@ -1,5 +1,8 @@
-"""`tvr convert`: between tvr's samples.jsonl and the public release's data.jsonl layout; with a
-dataset folder of `tvr generate`, between a store split and a release folder with its images."""
+"""`tvr convert`: tvr's samples (or a dataset split) to the public release's layout, and back.
+
+A samples.jsonl converts to and from the release's data.jsonl; a dataset folder of `tvr generate`
+converts between a store split and a release folder with its images.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""`tvr vlm`: ask a vision-language model about a benchmark (run), turn TRANCE replies into
-predictions (export), show the prompt of one item (prompt)."""
+"""`tvr vlm`: ask a vision-language model about a benchmark (run, export, prompt).
+
+`run` asks the model, `export` turns TRANCE replies into predictions, `prompt` shows the prompt
+of one item.
+"""
 
 from __future__ import annotations
 

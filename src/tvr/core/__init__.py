@@ -1,1 +1,1 @@
-"""What every part of tvr uses: errors, JSON lines and atomic writes, hashes, the job engine, statistics."""
+"""What every part of tvr uses: errors, atomic files, the job engine, plugins, statistics, PNG."""

@@ -1,5 +1,4 @@
-"""Result tables shared by every benchmark: one scored run (`ResultEntry`), a table
-(`ResultTable`) and its files (Markdown, CSV, JSON), written atomically."""
+"""Result tables shared by every benchmark: a scored run, a table, its Markdown/CSV/JSON files."""
 
 from __future__ import annotations
 

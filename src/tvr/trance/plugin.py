@@ -1,5 +1,4 @@
-"""TRANCE's parts of the shared layers (its VLM task, its result tables); named in pyproject's
-`tvr.benchmarks` entry points."""
+"""TRANCE's parts of the shared layers: its VLM task and result tables (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 

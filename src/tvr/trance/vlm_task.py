@@ -1,5 +1,6 @@
-"""The TRANCE task adapter: ask a VLM for the steps between two images, read them back as a
-prediction line for `tvr evaluate`.
+"""The TRANCE task adapter: ask a VLM for the steps between two images, read them as predictions.
+
+Each reply is read back as a prediction line for `tvr evaluate`.
 
 Items: one per sample in the Basic and Event settings (Basic keeps the one-step samples only),
 one per (sample, view) in the View setting - the sample's own `view` if it has one, else each of

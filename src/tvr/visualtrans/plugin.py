@@ -1,5 +1,4 @@
-"""VisualTrans's parts of the shared layers: its VLM task; named in pyproject's `tvr.benchmarks`
-entry points."""
+"""VisualTrans's parts of the shared layers: its VLM task (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""TRANCE image datasets (`tvr generate`): typed config, the sharded generation job, the store, the release layout with images."""
+"""TRANCE image datasets (`tvr generate`): config, generation job, store, release layout with images."""

@@ -1,5 +1,4 @@
-"""Balance statistics as tables: Table 8 beside the paper's, the factors as rich tables for
-`tvr stats`, and the order-sensitive line."""
+"""Balance statistics as tables: Table 8 beside the paper's, rich tables for `tvr stats`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The balance statistics of a sample set: every balanced factor of appendix A (Fig. 11), the
-n-gram table of Table 8 and the share of order-sensitive samples."""
+"""The balance statistics of a sample set: Fig. 11's factors, Table 8's n-grams, order sensitivity.
+
+Every balanced factor of the journal paper's appendix A (Fig. 11), the n-gram table of its
+Table 8 and the share of order-sensitive samples.
+"""
 
 from __future__ import annotations
 
