@@ -20,12 +20,13 @@ import numpy as np
 from tvr.trance.render import meshes
 from tvr.trance.render.presets import Preset, get_preset
 from tvr.trance.render.scene import GROUND_HALF_SIZE, SceneDescription
+from tvr.trance.world import vocab
 
 NEAR, FAR = 0.1, 200.0
 SHADOW_SIZE = 1024
 #: half size (scene units) of the square around the origin that the key light's shadow map covers
 SHADOW_EXTENT = 6.0
-MATERIAL_ID = {"rubber": 0, "metal": 1, "glass": 2}
+MATERIAL_ID = {m: i for i, m in enumerate(vocab.MATERIALS)}  # the shader's u_material: 0, 1, 2
 
 _VERTEX = """
 #version 330
@@ -252,7 +253,7 @@ class RasterRenderer:
         self.index = ctx.program(vertex_shader=_VERTEX, fragment_shader=_INDEX_FRAGMENT)
         self._vaos: dict[tuple[str, str], object] = {}
         self._buffers = {}
-        for shape in ("cube", "sphere", "cylinder"):
+        for shape in vocab.SHAPES:
             pos, nrm = meshes.unit_mesh(shape).triangles()
             self._buffers[shape] = np.concatenate([pos, nrm], axis=1).astype(np.float32)
         self._shadow_tex = {}
