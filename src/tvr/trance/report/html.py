@@ -25,6 +25,9 @@ from tvr.trance.sampling.stats import order_sensitive_flags
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import IMAGE_SLOTS, VIEW_NAMES, VIEWS
 
+#: the page's captions spell the centre view the British way, as the report always has
+_CAPTION_VIEW = {**VIEW_NAMES, "C": "centre"}
+
 #: the images of a sample, in the order the page shows them: (stage, view)
 
 
@@ -133,7 +136,7 @@ def _value_text(value: int) -> str:
 def _figure(ex: Example, stage: str, view: str) -> str:
     rel = ex.images.get(f"{stage}.{view}")
     label = "initial" if stage == "init" else "final"
-    caption = f"{label}, {VIEW_NAMES[view]} ({view})"
+    caption = f"{label}, {_CAPTION_VIEW[view]} ({view})"
     mark = stage == "fin" and ex.view == view
     if mark:
         caption += " &larr; View"
