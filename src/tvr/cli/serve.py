@@ -73,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
-    from tvr.trance.web.app import create_app
+    from tvr.web.factory import create_app
 
-    app = create_app(config)
+    app = create_app(config, "trance")  # TRANCE's pages, registered by its plugin
     print(f"tvr serve: http://{args.host}:{args.port}/  (results: {config.database_url})")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("tvr serve: note: listening beyond this machine; serve behind HTTPS for real testers")

@@ -1,4 +1,4 @@
-"""TRANCE's parts of the shared layers: its VLM task and result tables (a `tvr.benchmarks` entry point)."""
+"""TRANCE's parts of the shared layers: VLM task, result tables, web pages (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from tvr.results.registry import TableSpec, register_table
 from tvr.trance.results import tables
 from tvr.vlm.tasks import register_task
+from tvr.web.pages import register_pages
 
 
 def _trance_task(data: Any, images: Any, **options: Any) -> Any:
@@ -16,6 +17,15 @@ def _trance_task(data: Any, images: Any, **options: Any) -> Any:
 
 
 register_task("trance", _trance_task)
+
+
+def _trance_pages(config: Any) -> Any:
+    from tvr.trance.web.app import trance_pages  # FastAPI only when serving (the web extra)
+
+    return trance_pages(config)
+
+
+register_pages("trance", _trance_pages)
 
 
 def _has_event_runs(entries: list[Any], compare_paper: bool) -> bool:

@@ -7,6 +7,7 @@ practice) and per (tester, idempotency key) makes a retried or doubled submissio
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,10 +25,20 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from tvr.core.errors import UserError
+
+#: one writer at a time in this process: SQLite allows one anyway, and waiting on a lock here
+#: is quicker than SQLite's busy-wait back-off (sleeps of up to 100 ms) under many testers
+WRITE_LOCK = threading.Lock()
+
+
+def commit(db: Session) -> None:
+    """Commit `db` holding the process's write lock."""
+    with WRITE_LOCK:
+        db.commit()
 
 
 def utcnow() -> datetime:

@@ -11,7 +11,6 @@ import json
 import random
 import re
 import secrets
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,17 +23,10 @@ from tvr.trance.eval.metrics import evaluate_steps, max_steps_for
 from tvr.trance.web.catalog import Catalog, SplitData, sample_view
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import VIEWS
-from tvr.web.db import Answer, Serving, Tester, utcnow
+from tvr.web.db import Answer, Serving, Tester, commit, utcnow
+from tvr.web.testers import hash_token
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-#: one writer at a time in this process: SQLite allows one anyway, and waiting on a lock here
-#: is quicker than SQLite's busy-wait back-off (sleeps of up to 100 ms) under many testers
-WRITE_LOCK = threading.Lock()
-
-
-def commit(db: Session) -> None:
-    with WRITE_LOCK:
-        db.commit()
 
 
 class AnswerError(ValueError):
@@ -46,10 +38,6 @@ class AnswerError(ValueError):
 
 
 # --- testers ---------------------------------------------------------------------------------------
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def check_name(name: Any, max_len: int) -> str:
     """A tester name: 1..max_len printable characters after trimming spaces."""
     if not isinstance(name, str):
@@ -83,12 +71,6 @@ def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str
         db.rollback()
         raise AnswerError(f"the name {name!r} is already used; choose another name", 409) from None
     return tester, token
-
-
-def tester_of(db: Session, token: str | None) -> Tester | None:
-    if not token:
-        return None
-    return db.scalar(select(Tester).where(Tester.token_hash == hash_token(token)))
 
 
 # --- orders ----------------------------------------------------------------------------------------

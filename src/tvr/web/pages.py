@@ -1,0 +1,50 @@
+"""What a benchmark plugs into the web app: routers, templates, static files, shared objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tvr.core.errors import UserError
+from tvr.core.plugins import load_benchmarks
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+
+    from tvr.web.config import ServeConfig
+
+
+@dataclass
+class Pages:
+    """A benchmark's pages. `templates` must hold `error.html` (given `message`), the page of
+    every PageError; `state` goes onto `app.state` (e.g. the benchmark's datasets)."""
+
+    title: str
+    routers: Sequence[APIRouter]
+    templates: Path
+    static: Path | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    template_globals: dict[str, Any] = field(default_factory=dict)
+    filters: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+
+#: builds a benchmark's Pages for a server's options (opening its datasets)
+PagesFactory = Callable[["ServeConfig"], Pages]
+
+_PAGES: dict[str, PagesFactory] = {}
+
+
+def register_pages(benchmark: str, factory: PagesFactory) -> None:
+    """Make `benchmark`'s pages servable (a benchmark's plugin module calls this)."""
+    _PAGES[benchmark] = factory
+
+
+def pages_factory(benchmark: str) -> PagesFactory:
+    """The registered pages of `benchmark` (UserError naming the registered ones if unknown)."""
+    load_benchmarks()
+    if benchmark not in _PAGES:
+        known = ", ".join(sorted(_PAGES)) or "none"
+        raise UserError(f"no web pages for benchmark {benchmark!r}; registered: {known}")
+    return _PAGES[benchmark]
