@@ -173,12 +173,14 @@ def test_admin_guard_refuses_without_admin(make):
     assert page.text == f"<h1>error</h1><p>{ADMIN_OFF}</p><p>False</p>"
     api = client.get("/admin-api")
     assert (api.status_code, api.json()) == (404, {"error": ADMIN_OFF})
-    assert ADMIN_OFF == "the admin view is off (start the server with --admin)"
+    assert ADMIN_OFF == (
+        "the admin view is off (it is served by a viewer server: tvr serve --viewer --admin)"
+    )
     assert calls == []  # the routes never ran
 
 
 def test_admin_guard_lets_the_admin_in(make):
-    client, calls = make(admin=True)
+    client, calls = make(viewer=True, admin=True)
     assert client.get("/admin").json() == {"admin": True}
     assert client.get("/admin-api").json() == {"admin": True}
     assert calls == ["admin", "admin-api"]

@@ -1,8 +1,9 @@
-"""`tvr serve`: the human test system and data/prediction viewer (tvr.web), or `--export`."""
+"""`tvr serve`: the human test system, or with `--viewer` the data/prediction viewer, or `--export`."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tvr.cli._common import positive_int
@@ -12,11 +13,13 @@ from tvr.core.errors import UserError
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "serve",
-        help="web app: the TRANCE human test and the dataset/prediction viewer",
-        description="Serve the human test system (appendix E of the journal paper) and a viewer "
-        "of datasets and model predictions. Results go to a database: by default "
-        "DATA/human-tests.sqlite beside the first --data folder. With --export DIR, write every "
-        "tester's answers as predictions files that `tvr evaluate` reads, and exit.",
+        help="web app: the TRANCE human test, or (--viewer) the dataset/prediction viewer",
+        description="Serve the human test system (appendix E of the journal paper), or with "
+        "--viewer a viewer of datasets, their references and model predictions (never served "
+        "by the server testers use: run it on its own, e.g. on another port for yourself). "
+        "Results go to a database: by default DATA/human-tests.sqlite beside the first --data "
+        "folder. With --export DIR, write every tester's answers as predictions files that "
+        "`tvr evaluate` reads, and exit.",
     )
     p.add_argument(
         "--data",
@@ -27,17 +30,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a dataset folder made by `tvr generate` (one per setting; give several to serve several settings)",
     )
     p.add_argument(
+        "--viewer",
+        action="store_true",
+        help="serve the viewer (references, predictions, --admin) instead of the human test",
+    )
+    p.add_argument(
         "--predictions",
         type=Path,
         nargs="*",
         default=[],
-        help="run folders (with predictions.jsonl) or predictions JSONL files to show in the viewer",
+        help="with --viewer: run folders (with predictions.jsonl) or predictions JSONL files; "
+        "SETTING:FILE names the setting of a file whose lines fit two served settings",
     )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=positive_int, default=8000, help="default 8000")
     p.add_argument("--db", help="SQLAlchemy database URL (default: sqlite file beside the data)")
     p.add_argument(
-        "--admin", action="store_true", help="enable the admin view of every tester's results"
+        "--admin",
+        action="store_true",
+        help="with --viewer: the admin view of every tester's results (give the study's --db)",
     )
     p.add_argument(
         "--practice", type=int, default=3, help="practice samples in the introduction (default 3)"
@@ -60,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         data=tuple(args.data),
         predictions=tuple(args.predictions),
         db_url=args.db,
+        viewer=args.viewer,
         admin=args.admin,
         practice=args.practice,
     ).validate()
@@ -76,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
     from tvr.web.factory import create_app
 
     app = create_app(config, "trance")  # TRANCE's pages, registered by its plugin
-    print(f"tvr serve: http://{args.host}:{args.port}/  (results: {config.database_url})")
+    for warning in app.state.warnings:
+        print(f"tvr serve: warning: {warning}", file=sys.stderr)
+    what = "viewer" if config.viewer else "human test"
+    print(f"tvr serve: {what} at http://{args.host}:{args.port}/  (results: {config.database_url})")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("tvr serve: note: listening beyond this machine; serve behind HTTPS for real testers")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -16,9 +16,10 @@ class ServeConfig:
     """What `create_app` needs: the datasets, the prediction files, the database, the options."""
 
     data: tuple[Path, ...]  # one dataset folder per setting (tvr generate --out)
-    predictions: tuple[Path, ...] = ()  # run folders (predictions.jsonl inside) or JSONL files
+    predictions: tuple[Path, ...] = ()  # run folders or JSONL files, each maybe as SETTING:PATH
     db_url: str | None = None  # any SQLAlchemy URL; default: sqlite file beside the first dataset
-    admin: bool = False  # the admin view of every tester's results
+    viewer: bool = False  # serve the viewer (references, predictions) instead of the study
+    admin: bool = False  # the admin view of every tester's results (a viewer server only)
     practice: int = 3  # practice samples of the introduction
     max_name: int = 40  # longest tester name, in characters
     page_size: int = 12  # samples per page of the viewer
@@ -32,8 +33,20 @@ class ServeConfig:
             if not Path(d).is_dir():
                 raise UserError(f"--data {d}: no such folder")
         for p in self.predictions:
-            if not Path(p).exists():
+            named = str(p).partition(":")[2]  # NAME:PATH names what it predicts (a setting)
+            if not Path(p).exists() and not (named and Path(named).exists()):
                 raise UserError(f"--predictions {p}: no such file or folder")
+        if self.admin and not self.viewer:
+            raise UserError(
+                "--admin needs --viewer: the admin pages show every tester's answers next to the "
+                "references, so only a viewer server (tvr serve --viewer --admin) serves them, "
+                "never the server testers use"
+            )
+        if self.predictions and not self.viewer:
+            raise UserError(
+                "--predictions needs --viewer: predictions are shown by the viewer, which a "
+                "study server does not serve"
+            )
         if self.practice < 0:
             raise UserError(f"practice must be 0 or more, got {self.practice}")
         if not 1 <= self.max_name <= 200:

@@ -8,6 +8,7 @@ practice) and per (tester, idempotency key) makes a retried or doubled submissio
 from __future__ import annotations
 
 import threading
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,12 +17,17 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
     create_engine,
     event,
+    inspect,
+    select,
+    text,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
@@ -49,12 +55,26 @@ class Base(DeclarativeBase):
     pass
 
 
+NAME_KEY_INDEX = "uq_testers_name_key"
+
+
+def name_key(name: str) -> str:
+    """The key that makes names one name when they differ only in case or Unicode width
+    ("Ada", "ada", "Ａｄａ"): NFKC, case folded, NFKC again."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
 class Tester(Base):
-    """One person taking tests; the browser holds a secret token whose hash is stored here."""
+    """One person taking tests; the browser holds a secret token whose hash is stored here.
+    `name_key` (`tvr.web.testers.name_key`) is unique: "Ada" and "ａｄａ" are one tester."""
 
     __tablename__ = "testers"
+    __table_args__ = (Index(NAME_KEY_INDEX, "name_key", unique=True),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
+    # NULL only in a database made before the key existed, for a name whose key an older
+    # tester holds already (that tester comes back by resume code only)
+    name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
@@ -141,11 +161,28 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, pool_pre_ping=True)
     try:
         Base.metadata.create_all(engine)
+        _add_name_keys(engine)
     except OperationalError as err:
         raise UserError(
             f"cannot open the results database {url}: {err.orig}; choose another with --db"
         ) from None
     return engine
+
+
+def _add_name_keys(engine: Engine) -> None:
+    """Bring a database made before `testers.name_key` existed up to date: add the column, fill
+    it (the oldest tester of a key gets it), then create its unique index."""
+    if "name_key" in {c["name"] for c in inspect(engine).get_columns("testers")}:
+        return
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE testers ADD COLUMN name_key VARCHAR(200)"))
+        taken: set[str] = set()
+        for tid, name in conn.execute(select(Tester.id, Tester.name).order_by(Tester.id)):
+            key = name_key(name)
+            if key not in taken:
+                taken.add(key)
+                conn.execute(update(Tester).where(Tester.id == tid).values(name_key=key))
+    next(i for i in Tester.__table__.indexes if i.name == NAME_KEY_INDEX).create(engine)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:

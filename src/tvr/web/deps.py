@@ -12,11 +12,12 @@ from sqlalchemy.orm import Session
 
 from tvr.web.config import ServeConfig
 from tvr.web.db import Tester, commit
-from tvr.web.responses import ApiError, PageError
+from tvr.web.errors import ApiError, PageError
 from tvr.web.testers import COOKIE, tester_of
 
-ADMIN_OFF = "the admin view is off (start the server with --admin)"
+ADMIN_OFF = "the admin view is off (it is served by a viewer server: tvr serve --viewer --admin)"
 MAX_BODY = 64_000  # bytes of a JSON request body
+MAX_DEPTH = 32  # arrays and objects inside each other in a JSON request body
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -67,23 +68,45 @@ def require_admin_api(request: Request) -> None:
         raise ApiError(ADMIN_OFF, 404)
 
 
+def nesting(value: object) -> int:
+    """How deeply arrays and objects nest in a parsed JSON value (0 for a scalar, 1 for [1])."""
+    depth, level = 0, [value]
+    while True:
+        containers = [v for v in level if isinstance(v, list | dict)]
+        if not containers:
+            return depth
+        depth += 1
+        level = [x for c in containers for x in (c.values() if isinstance(c, dict) else c)]
+
+
+def is_json(content_type: str) -> bool:
+    """Whether a Content-Type header is exactly application/json (parameters such as charset
+    allowed): `text/plain; x=application/json` is not, so no form or no-cors fetch of another
+    origin gets through."""
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
 def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
     """A dependency giving the request's JSON object as `model`. Refusals, as {"error": ...}:
-    not JSON (415), over MAX_BODY bytes (413), not parseable (400), not an object (400), and a
-    field the model refuses (422, naming the field)."""
+    not JSON (415), over MAX_BODY bytes (413), not parseable or nested deeper than MAX_DEPTH
+    (400), not an object (400), and a field the model refuses (422, naming the field)."""
 
     async def parse(request: Request) -> M:
-        if "application/json" not in request.headers.get("content-type", ""):
+        if not is_json(request.headers.get("content-type", "")):
             raise ApiError("send JSON (Content-Type: application/json)", 415)
         raw = await request.body()
         if len(raw) > MAX_BODY:
             raise ApiError("request too large", 413)
         try:
             body = json.loads(raw)
+        except RecursionError:
+            raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400) from None
         except ValueError:
             raise ApiError("the request body is not valid JSON", 400) from None
         if not isinstance(body, dict):
             raise ApiError("expected a JSON object", 400)
+        if nesting(body) > MAX_DEPTH:
+            raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400)
         try:
             return model.model_validate(body)
         except ValidationError as err:
@@ -93,3 +116,13 @@ def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
 
     parse.__name__ = f"json_body_{model.__name__}"
     return parse
+
+
+def json_body_openapi(model: type[BaseModel]) -> dict:
+    """The `openapi_extra` of a route that reads `json_body(model)`: its body in the schema."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": model.model_json_schema()}},
+        }
+    }

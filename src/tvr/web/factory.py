@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from tvr.web.config import ServeConfig
+from tvr.web.csrf import same_origin
 from tvr.web.db import make_engine, make_sessionmaker
 from tvr.web.pages import PagesFactory, pages_factory
 from tvr.web.responses import install_error_handlers
@@ -18,20 +19,25 @@ from tvr.web.responses import install_error_handlers
 def create_app(config: ServeConfig, pages: PagesFactory | str) -> FastAPI:
     """The app for `config`: the benchmark's pages (a factory, or a benchmark's name registered
     with `tvr.web.pages.register_pages`) built (its datasets opened) first, then the database
-    opened and its tables created. `app.state` holds config, engine, sessions, templates and the
-    pages' state."""
+    opened and its tables created. `app.state` holds config, engine, sessions, templates, the
+    pages' warnings and state. Every route is guarded by `tvr.web.csrf.same_origin`."""
     config = config.validate()
     built = (pages_factory(pages) if isinstance(pages, str) else pages)(config)
     engine = make_engine(config.database_url)
     templates = Jinja2Templates(directory=str(built.templates))
     templates.env.filters.update(built.filters)
-    templates.env.globals.update(admin_enabled=config.admin, **built.template_globals)
+    templates.env.globals.update(
+        admin_enabled=config.admin, viewer_mode=config.viewer, **built.template_globals
+    )
 
-    app = FastAPI(title=built.title, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title=built.title, docs_url=None, redoc_url=None, dependencies=[Depends(same_origin)]
+    )
     app.state.config = config
     app.state.engine = engine
     app.state.sessions = make_sessionmaker(engine)
     app.state.templates = templates
+    app.state.warnings = list(built.warnings)
     for name, value in built.state.items():
         setattr(app.state, name, value)
     if built.static is not None:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 @dataclass
 class Pages:
     """A benchmark's pages. `templates` must hold `error.html` (given `message`), the page of
-    every PageError; `state` goes onto `app.state` (e.g. the benchmark's datasets)."""
+    every PageError; `state` goes onto `app.state` (e.g. the benchmark's datasets); `warnings`
+    are what `tvr serve` prints before serving (e.g. datasets that share scenes)."""
 
     title: str
     routers: Sequence[APIRouter]
@@ -28,6 +29,7 @@ class Pages:
     state: dict[str, Any] = field(default_factory=dict)
     template_globals: dict[str, Any] = field(default_factory=dict)
     filters: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 #: builds a benchmark's Pages for a server's options (opening its datasets)

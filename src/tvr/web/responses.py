@@ -1,4 +1,4 @@
-"""How pages answer: a template, the error page, a JSON error; PageError/ApiError to raise them."""
+"""How pages answer: a template (with the form token), the error page, a JSON error."""
 
 from __future__ import annotations
 
@@ -7,29 +7,20 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
+from tvr.web.csrf import csrf_token, set_csrf_cookie
+from tvr.web.errors import ApiError, PageError
 
-class PageError(Exception):
-    """Answer with the error page (the pages' `error.html`, given `message`) and this status."""
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-class ApiError(Exception):
-    """Answer with the JSON body {"error": message} and this status."""
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message)
-        self.message = message
-        self.status = status
+__all__ = ["ApiError", "PageError", "error_page", "install_error_handlers", "json_error", "render"]
 
 
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-    """`template` of the app's templates rendered with `ctx`."""
+    """`template` of the app's templates rendered with `ctx` and `csrf_token`, the browser's form
+    token (sent as its cookie the first time)."""
     templates = request.app.state.templates
-    return templates.TemplateResponse(request, template, ctx, status_code=status)
+    ctx.setdefault("csrf_token", csrf_token(request))
+    response = templates.TemplateResponse(request, template, ctx, status_code=status)
+    set_csrf_cookie(request, response)
+    return response
 
 
 def error_page(request: Request, message: str, status: int) -> HTMLResponse:

@@ -1,22 +1,61 @@
-"""Testers: the secret token a browser keeps in a cookie, its hash in the database, the lookup."""
+"""Testers: the secret token a browser keeps in a cookie (also the tester's resume code), its hash
+in the database, the lookup, and the key under which two spellings of a name are one name."""
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from tvr.web.db import Tester
+from tvr.web.db import Tester, name_key
+
+__all__ = [
+    "COOKIE",
+    "clear_tester_cookie",
+    "code_tokens",
+    "hash_token",
+    "name_key",
+    "new_token",
+    "resume_code",
+    "set_tester_cookie",
+    "tester_of",
+]
 
 COOKIE = "tvr_tester"
 COOKIE_MAX_AGE = 365 * 86400
+#: the resume code's letters (Crockford's base 32: no I, L, O, U, which read as 1, 1, 0, V)
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 16  # 80 random bits, shown as four groups of four
+_READ_AS = str.maketrans({"I": "1", "L": "1", "O": "0"})
 
 
 def hash_token(token: str) -> str:
     """The stored form of a tester's token (the token itself is never stored)."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A new tester's token: 16 letters of CODE_ALPHABET, typed back as the resume code."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def resume_code(token: str) -> str:
+    """The resume code shown to a tester: the token in groups of four (`7K2M-...`); a token made
+    before resume codes existed (43 letters) is shown as it is."""
+    if len(token) == CODE_LENGTH and all(c in CODE_ALPHABET for c in token):
+        return "-".join(token[k : k + 4] for k in range(0, CODE_LENGTH, 4))
+    return token
+
+
+def code_tokens(code: str) -> list[str]:
+    """The tokens a typed resume code may stand for: as typed (older tokens are case-sensitive),
+    and in capitals without spaces and dashes, with I and L read as 1 and O as 0."""
+    raw = code.strip()
+    canonical = "".join(raw.split()).replace("-", "").upper().translate(_READ_AS)
+    return list(dict.fromkeys(t for t in (raw, canonical) if t))
 
 
 def tester_of(db: Session, token: str | None) -> Tester | None:

@@ -78,3 +78,15 @@ def finish_practice(client, problem: str, split: str) -> dict[str, Any]:
         sample = sample_of(client.app.state.catalog, problem, nxt)
         r = answer(client, problem, nxt, right_steps(sample))
         assert r.status_code == 200, r.text
+
+
+def form_token(client) -> str:
+    """The browser's form token (a page gives it), as the pages put it in every form."""
+    if "tvr_csrf" not in client.cookies:
+        client.get("/")
+    return client.cookies["tvr_csrf"]
+
+
+def post_form(client, url: str, data: dict[str, Any], **kwargs):
+    """A form post as the app's own page sends it: with the browser's form token."""
+    return client.post(url, data={**data, "csrf": form_token(client)}, **kwargs)

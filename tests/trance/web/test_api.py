@@ -12,6 +12,7 @@ from tests.trance.web.helpers import (
     basic_wrong_value,
     finish_practice,
     new_key,
+    post_form,
     right_steps,
     sample_of,
     wrong_steps,
@@ -39,8 +40,8 @@ def test_start_page_and_test_page(make_client):
     page = client.get("/")
     assert page.status_code == 200
     assert 'value="event:test"' in page.text and 'value="view:train"' in page.text
-    r = client.post("/start", data={"name": "ann", "test": "event:test"}, follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/test/event/test"
+    r = post_form(client, "/start", {"name": "ann", "test": "event:test"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/welcome/event/test"
     page = client.get("/test/event/test")
     assert page.status_code == 200
     assert "Practice 1 of 1" in page.text and "Introduction" in page.text
@@ -171,7 +172,7 @@ def test_bad_names(make_client, name, message):
     client = make_client()
     r = client.post("/api/start", json={"name": name})
     assert r.status_code == 422 and message in r.json()["error"]
-    page = client.post("/start", data={"name": name, "test": "event:test"})
+    page = post_form(client, "/start", {"name": name, "test": "event:test"})
     assert page.status_code == 422 and "tvr_tester" not in page.cookies
     with client.app.state.sessions() as db:
         from tvr.web.db import Tester
@@ -185,7 +186,7 @@ def test_a_name_belongs_to_one_browser(make_client):
     start(ann, "ann")  # the same browser again: fine
     thief = make_client()
     r = thief.post("/api/start", json={"name": "ann"})
-    assert r.status_code == 409 and "already used" in r.json()["error"]
+    assert r.status_code == 409 and "already taken" in r.json()["error"]
 
 
 def test_retried_submission_is_stored_once(make_client):
@@ -238,7 +239,7 @@ def test_no_path_traversal(make_client, url):
 
 
 def test_images_come_from_the_store(make_client, datasets):
-    client = make_client()
+    client = make_client(viewer=True)
     sp = open_dataset(datasets["view"]).split("test")
     for stage, view in (("init", "C"), ("fin", "L"), ("fin", "C"), ("fin", "R")):
         r = client.get(f"/img/view/test/2/{stage}/{view}.png")
@@ -257,11 +258,11 @@ def test_tester_isolation_and_admin_option(make_client):
     assert nxt["sample_id"] not in bob.get("/history").text
     assert bob.get("/export/event/test").text == ""
     assert nxt["sample_id"] in ann.get("/history").text
-    # no admin view without --admin
+    # no admin view on the study server
     for url in ("/admin", "/admin/tester/1", "/admin/export/1/event/test"):
         assert bob.get(url).status_code == 404
     assert "ann" not in bob.get("/admin").text
-    admin = make_client(admin=True)
+    admin = make_client(viewer=True, admin=True)  # a viewer server on the study's database
     page = admin.get("/admin")
     assert page.status_code == 200 and "ann" in page.text and "bob" in page.text
     assert nxt["sample_id"] in admin.get("/admin/tester/1").text
@@ -328,7 +329,7 @@ def test_basic_history_and_view_history(make_client):
 
 @pytest.mark.parametrize("problem", ["event", "view", "basic"])
 def test_export_is_scored_by_tvr_evaluate(make_client, datasets, tmp_path, problem):
-    client = make_client(practice=0, admin=True)
+    client = make_client(practice=0)
     start(client, "ann")
     cat = client.app.state.catalog
     verdicts = {}
@@ -430,7 +431,7 @@ def test_viewer_filters_and_predictions(make_client, datasets, tmp_path):
         json.dumps({"id": samples[0].id, "steps": [{"obj": 0, "value": "position.front.2"}] * 4})
         + "\n"
     )
-    client = make_client(predictions=(preds, run))
+    client = make_client(viewer=True, predictions=(preds, run))
     index = client.get("/viewer").text
     assert "model" in index and "run1 (resnet--g)" in index
     page = client.get("/viewer/event/test")
@@ -485,6 +486,7 @@ def test_bad_predictions_file_names_the_line(datasets, tmp_path):
             ServeConfig(
                 data=(datasets["event"],),
                 predictions=(bad,),
+                viewer=True,
                 db_url=f"sqlite:///{tmp_path}/x.sqlite",
             )
         )
@@ -499,10 +501,10 @@ def test_any_sqlalchemy_url_in_memory(make_client):
 
 
 def test_names_are_escaped_in_pages(make_client):
-    client = make_client(admin=True)
+    client = make_client()
     start(client, "<script>alert(1)</script>")
-    for url in ("/", "/history", "/admin"):
-        page = client.get(url).text
+    admin = make_client(viewer=True, admin=True)
+    for page in (client.get("/").text, client.get("/history").text, admin.get("/admin").text):
         assert "<script>alert(1)</script>" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 

@@ -11,16 +11,6 @@ from tests.trance.web.helpers import new_key, right_steps, sample_of
 from tvr.web.deps import ADMIN_OFF
 
 ADMIN_OFF_HTML = f'<p class="error">{ADMIN_OFF}</p>'
-INT_422 = {
-    "detail": [
-        {
-            "type": "int_parsing",
-            "loc": ["path", "tester_id"],
-            "msg": "Input should be a valid integer, unable to parse string as an integer",
-            "input": "abc",
-        }
-    ]
-}
 
 
 def start(client, name: str = "ann") -> None:
@@ -45,16 +35,21 @@ def test_admin_pages_without_admin_are_the_404_error_page(make_client):
 
 
 @pytest.mark.parametrize("admin", [False, True])
-def test_a_bad_tester_id_is_refused_before_the_guard(make_client, admin):
-    client = make_client(admin=admin)
-    for url in ("/admin/tester/abc", "/admin/export/abc/event/test"):
-        r = client.get(url)
-        assert (r.status_code, r.json()) == (422, INT_422), url
+def test_a_bad_tester_id_gets_the_guards_answer_first(make_client, admin):
+    client = make_client(viewer=admin, admin=admin)
+    page = client.get("/admin/tester/abc")
+    r = client.get("/admin/export/abc/event/test")
+    if admin:
+        assert page.status_code == 404 and '<p class="error">no tester abc</p>' in page.text
+        assert (r.status_code, r.json()) == (404, {"error": "no tester abc"})
+    else:
+        assert page.status_code == 404 and ADMIN_OFF_HTML in page.text
+        assert (r.status_code, r.json()) == (404, {"error": ADMIN_OFF})
 
 
 def test_admin_view_with_admin(make_client):
-    client = make_client(admin=True)
-    start(client)
+    start(make_client())  # a tester of the study server, on the same database
+    client = make_client(viewer=True, admin=True)
     assert client.get("/admin").status_code == 200
     page = client.get("/admin/tester/99")
     assert page.status_code == 404 and '<p class="error">no tester 99</p>' in page.text
@@ -81,6 +76,10 @@ NOT_JSON = "send JSON (Content-Type: application/json)"
         ({"content": b'{"name": "x"}', "headers": {"Content-Type": "text/plain"}}, 415, NOT_JSON),
         ({"data": {"name": "x"}}, 415, NOT_JSON),
         ({"content": b'{"name": "pj"}', "headers": {"Content-Type": "application/ld+json"}},
+         415, NOT_JSON),
+        ({"content": b'{"name": "odd"}', "headers": {"Content-Type": "text/x-application/json"}},
+         415, NOT_JSON),
+        ({"content": b'{"name": "x"}', "headers": {"Content-Type": "text/plain; x=application/json"}},
          415, NOT_JSON),
         ({"content": b"{not json", "headers": J}, 400, "the request body is not valid JSON"),
         ({"content": b"", "headers": J}, 400, "the request body is not valid JSON"),
@@ -114,14 +113,15 @@ def test_api_start_refusals(make_client, kwargs, status, error):
         ({"content": b'{"name": 1, "name": "dup"}', "headers": J}, "dup"),
         ({"content": b'{"name": "cs"}', "headers": {"Content-Type": "application/json; x=1"}},
          "cs"),
-        ({"content": b'{"name": "odd"}', "headers": {"Content-Type": "text/x-application/json"}},
-         "odd"),
     ],
 )  # fmt: skip
 def test_api_start_accepts(make_client, kwargs, name):
     client = make_client()
     r = client.post("/api/start", **kwargs)
-    assert (r.status_code, r.json()) == (200, {"tester": name, "id": 1})
+    got = r.json()
+    code = got.pop("resume_code")
+    assert (r.status_code, got) == (200, {"tester": name, "id": 1})
+    assert code.replace("-", "") == client.cookies["tvr_tester"]
     assert r.headers["set-cookie"].startswith("tvr_tester=")
 
 
@@ -151,25 +151,33 @@ def without(body: dict, key: str) -> dict:
 OK_STEP = {"obj": 1, "attr": "color", "value": "color.red"}
 ANSWER_CASES = [
     # (label, change to the right answer, status, error; SAMPLE: the served sample id's repr)
-    ("empty object", lambda b: {}, 404, "unknown problem None"),
-    ("problem 5", lambda b: {**b, "problem": 5}, 404, "unknown problem 5"),
+    ("empty object", lambda b: {}, 422, "field 'problem': Field required"),
+    ("problem 5", lambda b: {**b, "problem": 5}, 422, "field 'problem': Input should be a valid string"),
+    ("problem list", lambda b: {**b, "problem": ["event"]}, 422,
+     "field 'problem': Input should be a valid string"),
+    ("problem other", lambda b: {**b, "problem": "nope"}, 404, "unknown problem 'nope'"),
     ("no key", lambda b: without(b, "key"), 400,
      "missing or malformed submission key (8-64 letters, digits, - or _)"),
     ("key int", lambda b: {**b, "key": 12345678}, 400,
      "missing or malformed submission key (8-64 letters, digits, - or _)"),
-    ("no split", lambda b: without(b, "split"), 404, "unknown problem/split 'event'/'None'"),
-    ("split 5", lambda b: {**b, "split": 5}, 404, "unknown problem/split 'event'/'5'"),
-    ("split list", lambda b: {**b, "split": ["train"]}, 404,
-     "unknown problem/split 'event'/\"['train']\""),
+    ("no split", lambda b: without(b, "split"), 422, "field 'split': Field required"),
+    ("split 5", lambda b: {**b, "split": 5}, 422, "field 'split': Input should be a valid string"),
+    ("split list", lambda b: {**b, "split": ["train"]}, 422,
+     "field 'split': Input should be a valid string"),
+    ("split other", lambda b: {**b, "split": "nosplit"}, 404,
+     "unknown problem/split 'event'/'nosplit'"),
     ("no sample", lambda b: without(b, "sample_id"), 404, "unknown sample None in event/train"),
     ("sample int", lambda b: {**b, "sample_id": 3}, 404, "unknown sample 3 in event/train"),
+    ("sample list", lambda b: {**b, "sample_id": ["x"]}, 404, "unknown sample ['x'] in event/train"),
     ("practice false", lambda b: {**b, "practice": False}, 409,
      "sample SAMPLE was not given to you in this test"),
-    ("practice 0", lambda b: {**b, "practice": 0}, 409,
-     "sample SAMPLE was not given to you in this test"),
-    # any truthy value is practice: the served practice sample is found, then the steps checked
+    # only JSON booleans: "false" is not read as true, nor 0 as false
+    ("practice 0", lambda b: {**b, "practice": 0}, 422,
+     "field 'practice': Input should be a valid boolean"),
     ("practice 'no'", lambda b: {**b, "practice": "no", "steps": "x"}, 422,
-     "the answer must be a list of steps"),
+     "field 'practice': Input should be a valid boolean"),
+    ("practice 'false'", lambda b: {**b, "practice": "false"}, 422,
+     "field 'practice': Input should be a valid boolean"),
     ("no steps", lambda b: without(b, "steps"), 422, "the answer must be a list of steps"),
     ("steps dict", lambda b: {**b, "steps": {"obj": 1}}, 422, "the answer must be a list of steps"),
     ("steps empty", lambda b: {**b, "steps": []}, 422, "add at least one step before submitting"),

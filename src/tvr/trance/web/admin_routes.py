@@ -1,4 +1,4 @@
-"""The admin's routes (only with --admin): every tester's results, one tester's history, exports."""
+"""The admin's routes (a viewer server with --admin): every tester's results, histories, exports."""
 
 from __future__ import annotations
 
@@ -16,24 +16,31 @@ from tvr.web.responses import ApiError, PageError, render
 router = APIRouter()
 
 
-# The tester of the path: FastAPI checks that tester_id is an integer (422) before the guard runs,
-# as it always did, because a dependency's own parameters are checked before it is called.
-def shown_tester(request: Request, tester_id: int, db: Db) -> Tester:
+def _tester(db: Db, tester_id: str) -> Tester | None:
+    """The tester of a path's id (ASCII digits), or None."""
+    if not (tester_id.isascii() and tester_id.isdigit()) or len(tester_id) > 18:
+        return None
+    return db.get(Tester, int(tester_id))
+
+
+# The guard runs first: without --admin every admin route gives the admin-off answer, whatever
+# the rest of its path (the id is a string here, so FastAPI does not refuse it before).
+def shown_tester(request: Request, tester_id: str, db: Db) -> Tester:
     """The tester `tester_id` for the admin's pages (guarded; the error page if unknown)."""
     require_admin(request)
-    shown = db.get(Tester, tester_id)
+    shown = _tester(db, tester_id)
     if shown is None:
         raise PageError(f"no tester {tester_id}", 404)
     return shown
 
 
 def export_target(
-    request: Request, tester_id: int, problem: str, split: str, db: Db
+    request: Request, tester_id: str, problem: str, split: str, db: Db
 ) -> tuple[Tester, str, str]:
     """(tester, problem, split) of the admin's download (guarded; a JSON error if the tester is
     unknown). The path's three parts are declared here, in their order in the path."""
     require_admin_api(request)
-    shown = db.get(Tester, tester_id)
+    shown = _tester(db, tester_id)
     if shown is None:
         raise ApiError(f"no tester {tester_id}", 404)
     return shown, problem, split

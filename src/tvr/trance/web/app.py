@@ -1,8 +1,9 @@
 """`create_app(config)`: the FastAPI app of the human test system and the viewer.
 
 The app itself (database, templates, error pages, dependencies) is the shared `tvr.web.factory`;
-TRANCE brings its pages: the routers `human_routes`, `admin_routes` and `viewer_routes`, its
-templates and static files, and the catalog of served datasets. Pages are rendered on the server
+TRANCE brings its pages: the routers `human_routes` (a study server) or `viewer_routes` (a viewer
+server, `--viewer`: the references and predictions, never served during a study), `image_routes`
+and `admin_routes`, its templates and static files, and the catalog of served datasets. Pages are rendered on the server
 (Jinja2); `static/app.js` only edits the list of steps and posts answers to the JSON API. A
 tester is known by a random token in an HttpOnly cookie; the database keeps only its hash. File
 paths never come from a request: images are looked up by (problem, split, sample index, stage,
@@ -16,7 +17,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from tvr.trance.web import admin_routes, human, human_routes, viewer_routes
+from tvr.trance.web import admin_routes, human, human_routes, image_routes, viewer_routes
 from tvr.trance.web.catalog import Catalog
 from tvr.trance.web.common import export_name, fmt
 from tvr.trance.world.vocab import VIEWS
@@ -37,9 +38,11 @@ def trance_pages(config: ServeConfig) -> Pages:
         (f"{p}:test" for p in catalog.problems if "test" in catalog.splits[p]),
         next((f"{p}:{s}" for p in catalog.problems for s in catalog.splits[p]), ""),
     )
+    # a study server serves no reference: the viewer is a server of its own (--viewer)
+    pages = viewer_routes.router if config.viewer else human_routes.router
     return Pages(
-        title="tvr web: TRANCE human test and viewer",
-        routers=(human_routes.router, admin_routes.router, viewer_routes.router),
+        title="tvr web: TRANCE viewer" if config.viewer else "tvr web: TRANCE human test",
+        routers=(pages, image_routes.router, admin_routes.router),
         templates=HERE / "templates",
         static=HERE / "static",
         state={"catalog": catalog},
@@ -50,6 +53,7 @@ def trance_pages(config: ServeConfig) -> Pages:
             "default_test": default_test,
         },
         filters={"fmt": fmt},
+        warnings=catalog.warnings,
     )
 
 

@@ -1,17 +1,18 @@
-"""The JSON bodies of the human test's API (pydantic): what /api/start and /api/answer accept.
+"""The JSON bodies of the human test's API (pydantic): what /api/start, /api/resume and /api/answer
+accept.
 
-The models take any JSON object and keep each field as sent: the checks and their messages
-(`human.check_name`, `human.submit`) run in a fixed order that depends on the database (a
-retried submission key returns the stored answer before the steps are looked at), and the API's
-answers to bad input are pinned by the tests, so a field's type is not refused here. Two fields
-are converted as the API always did: `split` to a string and `practice` to its truth value.
+`problem`, `split` and `practice` must have their JSON types (a string, a string, a boolean:
+`"practice": "false"` is refused, not read as true); a wrong type is a 422 naming the field. The
+other fields are kept as sent and checked by `human.check_name` and `human.submit`, in a fixed
+order that depends on the database (a retried submission key returns the stored answer before
+the steps are looked at), each with its own message.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
 
 class StartBody(BaseModel):
@@ -22,15 +23,23 @@ class StartBody(BaseModel):
     name: Any = None
 
 
+class ResumeBody(BaseModel):
+    """POST /api/resume: {"code": ...}, the resume code shown when the tester started."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    code: Any = None
+
+
 class AnswerBody(BaseModel):
     """POST /api/answer: one answer to a served sample, checked and scored by `human.submit`."""
 
     model_config = ConfigDict(extra="ignore")
 
-    problem: Any = None  # a served setting; anything else is "unknown problem" (404)
-    split: Annotated[str, BeforeValidator(str)] = Field(default=None, validate_default=True)
+    problem: StrictStr  # a served setting; another string is "unknown problem" (404)
+    split: StrictStr
     sample_id: Any = None  # a sample id served to this tester
     steps: Any = None  # [{"obj": 0..9, "attr": ..., "value": "color.red"}, ...]
     key: Any = None  # the idempotency key: 8-64 letters, digits, - or _
     client_seconds: Any = None  # the browser's clock, seconds (or null)
-    practice: Annotated[bool, BeforeValidator(bool)] = False
+    practice: StrictBool = False

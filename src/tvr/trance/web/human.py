@@ -10,8 +10,9 @@ import hashlib
 import json
 import random
 import re
-import secrets
+import unicodedata
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -24,7 +25,7 @@ from tvr.trance.web.catalog import Catalog, SplitData, sample_view
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import VIEWS
 from tvr.web.db import Answer, Serving, Tester, commit, utcnow
-from tvr.web.testers import hash_token
+from tvr.web.testers import code_tokens, hash_token, name_key, new_token
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
@@ -39,10 +40,11 @@ class AnswerError(ValueError):
 
 # --- testers ---------------------------------------------------------------------------------------
 def check_name(name: Any, max_len: int) -> str:
-    """A tester name: 1..max_len printable characters after trimming spaces."""
+    """A tester name: 1..max_len printable characters after NFKC (full-width letters become
+    plain ones) and trimming spaces."""
     if not isinstance(name, str):
         raise AnswerError("enter your name")
-    name = " ".join(name.split())
+    name = " ".join(unicodedata.normalize("NFKC", name).split())
     if not name:
         raise AnswerError("enter your name")
     if len(name) > max_len:
@@ -52,25 +54,44 @@ def check_name(name: Any, max_len: int) -> str:
     return name
 
 
-def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str]:
-    """The tester of `name` (a new one with a new token), or the same tester again when the
-    browser's token belongs to that name. A name held by another browser is refused."""
-    existing = db.scalar(select(Tester).where(Tester.name == name))
+def _taken(name: str) -> AnswerError:
+    return AnswerError(
+        f"the name {name!r} is already taken; if it is yours, continue with the resume code "
+        "you were given when you started, or choose another name",
+        409,
+    )
+
+
+def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str, bool]:
+    """(tester, token, new) for `name`: the tester again when the browser's token is the one of
+    the tester with this name (names that differ only in case or width are one name), else a
+    new tester with a new token. A name held by another browser is refused (409)."""
+    key = name_key(name)
+    existing = db.scalar(select(Tester).where(Tester.name_key == key))
     if existing is not None:
         if token and existing.token_hash == hash_token(token):
-            return existing, token
-        raise AnswerError(
-            f"the name {name!r} is already used by another tester; choose another name", 409
-        )
-    token = secrets.token_urlsafe(32)
-    tester = Tester(name=name, token_hash=hash_token(token))
+            return existing, token, False
+        raise _taken(name)
+    token = new_token()
+    tester = Tester(name=name, name_key=key, token_hash=hash_token(token))
     db.add(tester)
     try:
         commit(db)
     except IntegrityError:
         db.rollback()
-        raise AnswerError(f"the name {name!r} is already used; choose another name", 409) from None
-    return tester, token
+        raise _taken(name) from None
+    return tester, token, True
+
+
+def resume_tester(db: Session, code: Any) -> tuple[Tester, str]:
+    """(tester, token) of a typed resume code; AnswerError when it is no tester's."""
+    if not isinstance(code, str) or not code.strip() or len(code) > 200:
+        raise AnswerError("enter the resume code you were given when you started")
+    for token in code_tokens(code):
+        tester = db.scalar(select(Tester).where(Tester.token_hash == hash_token(token)))
+        if tester is not None:
+            return tester, token
+    raise AnswerError("no tester has this resume code; check it and type it again", 404)
 
 
 # --- orders ----------------------------------------------------------------------------------------
@@ -127,6 +148,13 @@ class Next:
     view: str
     position: int  # 1-based number of this sample within its part
     total: int
+    served_at: datetime  # when it was first shown to this tester (the start of its clock)
+    last_practice: bool = False  # the last practice sample: the test comes next
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the sample was first shown (the clock, also after a reload)."""
+        return max((utcnow() - self.served_at).total_seconds(), 0.0)
 
 
 def next_sample(
@@ -150,8 +178,9 @@ def next_sample(
             if (sample.id, practice) in done:
                 continue
             view = sample_view(problem, sample)
-            _serve(db, tester, problem, sd.name, sample.id, i, practice, view)
-            return Next(practice, sd, i, sample, view, k + 1, len(indices))
+            row = _serve(db, tester, problem, sd.name, sample.id, i, practice, view)
+            last = practice and k + 1 == len(indices) and bool(p.test)
+            return Next(practice, sd, i, sample, view, k + 1, len(indices), row.served_at, last)
     return None
 
 

@@ -1,49 +1,30 @@
-"""The viewer's routes (datasets, filtered samples, one sample with predictions) and the images."""
+"""The viewer's routes (datasets, filtered samples, one sample with its references and the
+predictions); served only by a viewer server (`tvr serve --viewer`), never during a study."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from tvr.trance.data.sample import Sample
 from tvr.trance.web import human
-from tvr.trance.web.catalog import STAGES, sample_view
-from tvr.trance.web.common import OBJECT_COLUMNS, Cat, sample_context, steps_view
+from tvr.trance.web.catalog import sample_view
+from tvr.trance.web.common import Cat, sample_context, steps_view
 from tvr.trance.web.diagram import objects_svg
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import array_to_objects
-from tvr.trance.world.vocab import VIEWS
 from tvr.web.deps import Config, CurrentTester
 from tvr.web.responses import PageError, render
 
 router = APIRouter()
 
 
-@router.get("/img/{problem}/{split}/{index}/{stage}/{view_file}")
-def image(
-    problem: str, split: str, index: str, stage: str, view_file: str, catalog: Cat
-) -> Response:
-    sd = catalog.split(problem, split)
-    view = view_file.removesuffix(".png")
-    if (
-        sd is None
-        or not index.isdigit()
-        or not 0 <= int(index) < len(sd)
-        or stage not in STAGES
-        or view not in VIEWS
-        or (stage == "init" and view != "C")
-    ):
-        return PlainTextResponse("no such image", status_code=404)
-    path = sd.store.image_path(int(index), stage, view)
-    if not Path(path).is_file():
-        return PlainTextResponse("image missing on the server", status_code=404)
-    return FileResponse(
-        path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"}
-    )
+@router.get("/", include_in_schema=False)
+def home() -> Response:
+    """A viewer server's start page is the viewer (the human test is not served here)."""
+    return RedirectResponse("/viewer", status_code=303)
 
 
 @router.get("/viewer", response_class=HTMLResponse)
@@ -107,6 +88,14 @@ def viewer_list(
     )
 
 
+def marks(state, final) -> list[list[str]]:
+    """Per object, the attributes marked red: those the distance counts as different
+    (`simulator.attribute_differences`; two hidden positions are equal), so the marks and the
+    distance never disagree."""
+    diff = world.attribute_differences(state, final)
+    return [[a for a, d in zip(world.DIFF_ATTRIBUTES, row, strict=True) if d] for row in diff]
+
+
 @router.get("/viewer/{problem}/{split}/{index}", response_class=HTMLResponse)
 def viewer_sample(
     request: Request, problem: str, split: str, index: int, catalog: Cat, tester: CurrentTester
@@ -117,10 +106,8 @@ def viewer_sample(
     s = sd.sample(index)
     view = sample_view(problem, s)
     ctx = sample_context(problem, sd, index, view)
-    changed = [
-        [k for k in ("position", *OBJECT_COLUMNS) if a[k] != b[k]]
-        for a, b in zip(s.objects, s.final, strict=True)
-    ]
+    final = world.objects_to_array(s.final)
+    changed = marks(s.initial_array, final)
     preds = []
     for pset in catalog.predictions_for(problem, split):
         for (sid, pview), steps in pset.steps.items():
@@ -130,10 +117,7 @@ def viewer_sample(
             state, _ = world.apply_steps(s.initial_array, steps)
             rot = [o.get("rotation", 0.0) for o in s.objects]
             sim = array_to_objects(state, rot)
-            diff = [
-                [k for k in ("position", *OBJECT_COLUMNS) if sim[i][k] != s.final[i][k]]
-                for i in range(len(sim))
-            ]
+            diff = marks(state, final)
             preds.append(
                 {
                     "name": pset.name,

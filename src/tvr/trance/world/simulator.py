@@ -350,3 +350,50 @@ def array_to_objects(arr: np.ndarray, rotations: list[float]) -> list[dict[str, 
         }
         for row, rot in zip(arr, rotations, strict=True)
     ]
+
+
+# --- steps that undo themselves ---------------------------------------------------------------------
+def attribute_unchanged(initial: np.ndarray, state: np.ndarray, obj: int, value: int) -> bool:
+    """Whether object `obj` has in `state` the same value as in `initial` for the attribute that
+    `value` sets (both coordinates for a position)."""
+    col = int(_VALUE_COL[value])
+    if col < 0:  # a position
+        return bool((state[obj, [COL_X, COL_Y]] == initial[obj, [COL_X, COL_Y]]).all())
+    return bool(state[obj, col] == initial[obj, col])
+
+
+def unchanged_transformed(
+    initial: np.ndarray, final: np.ndarray, steps: list[tuple[int, int]]
+) -> list[tuple[int, str]]:
+    """The (object, attribute) pairs that some step transforms but that end as they started: a
+    reference with any is degenerate (e.g. right.2 then left.2; cylinder -> sphere -> cylinder)."""
+    out: list[tuple[int, str]] = []
+    for obj, value in steps:
+        key = (obj, vocab.value_attribute(value))
+        if key not in out and attribute_unchanged(initial, final, obj, value):
+            out.append(key)
+    return out
+
+
+# --- which attributes differ (the cells the distance counts) ----------------------------------------
+#: the attributes of `attribute_differences`' columns: the position, then the categorical columns
+DIFF_ATTRIBUTES: Final = ("position", "size", "color", "material", "shape")
+
+
+def attribute_differences_batch(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(B, 10, 5) bool: the (object, attribute) pairs that `distance_batch` counts as different,
+    columns in DIFF_ATTRIBUTES order; two positions in the invisible area are equal, a position
+    off the plane never is. Its sum over the last two axes is `distance_batch`."""
+    pred = np.asarray(pred)
+    target = np.asarray(target)
+    pa = area(pred[..., COL_X], pred[..., COL_Y])
+    ta = area(target[..., COL_X], target[..., COL_Y])
+    same = (pred[..., COL_X] == target[..., COL_X]) & (pred[..., COL_Y] == target[..., COL_Y])
+    pos_equal = ((ta == VISIBLE) & same) | ((ta == INVISIBLE) & (pa == INVISIBLE))
+    cat_diff = pred[..., COL_SIZE:] != target[..., COL_SIZE:]
+    return np.concatenate([~pos_equal[..., None], cat_diff], axis=-1)
+
+
+def attribute_differences(pred: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(10, 5) bool for two single states (10, 6); see `attribute_differences_batch`."""
+    return attribute_differences_batch(np.asarray(pred)[None], np.asarray(target)[None])[0]

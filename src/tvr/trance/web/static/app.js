@@ -9,14 +9,17 @@
   const submitButton = document.getElementById("submit");
   const result = document.getElementById("result");
   const timer = document.getElementById("timer");
-  const started = performance.now();
+  // the clock goes on from when the server first showed this sample (also after a reload)
+  const started = performance.now() - 1000 * (boot.elapsed || 0);
   // one key per answer: a retried request is stored once
   const key = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now()).replace(/[^A-Za-z0-9_-]/g, "");
   let steps = [{ obj: 0, attr: boot.attributes[0], value: boot.values[boot.attributes[0]][0][0] }];
   let finished = false;
   let dragFrom = null;
 
-  setInterval(() => { if (!finished) timer.textContent = Math.floor((performance.now() - started) / 1000); }, 500);
+  function tick() { if (!finished) timer.textContent = Math.floor((performance.now() - started) / 1000); }
+  tick();
+  setInterval(tick, 500);
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -119,7 +122,7 @@
       cols.appendChild(box);
     }
     result.appendChild(cols);
-    const next = el("a", { class: "button primary", id: "next", href: window.location.pathname }, r.practice ? "Next practice sample" : "Next sample");
+    const next = el("a", { class: "button primary", id: "next", href: window.location.pathname }, boot.next_label);
     result.appendChild(next);
     const hist = el("a", { class: "button", href: "/history" }, "History");
     result.appendChild(hist);
