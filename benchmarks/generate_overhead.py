@@ -6,7 +6,9 @@ small copy, checksums, manifests, samples.jsonl) in this process, then renders t
 pipeline does). Prints wall-clock and CPU seconds of both and the overhead
 (pipeline - rendering) / rendering, plus the pipeline's own split from the shard manifests and
 the overhead within the one pipeline run (everything but the rendering calls, against them),
-which a machine shared with other jobs disturbs much less than two separate runs.
+which a machine shared with other jobs disturbs much less than two separate runs. Last, the job
+engine's own cost (`tvr.core.jobs`): `--engine-shards` shards that each write a few bytes, in
+this process and on a pool of 2 processes (its start included), in ms per shard.
 
     taskset -c 0 python benchmarks/generate_overhead.py --num 60 --backend raster --preset default
 """
@@ -29,6 +31,65 @@ def cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
+class TinyWorker:
+    """Writes a few bytes per shard: what is left is the engine's work."""
+
+    def build(self, job, dest: Path, progress) -> None:
+        dest.write_bytes(b"%d\n" % job.key)
+        progress(1)
+
+    def close(self) -> None:
+        pass
+
+
+class TinyJob:
+    def __init__(self, key: int) -> None:
+        self.key = key
+
+
+class TinyTask:
+    """`n` one-file shards in `root`."""
+
+    name = "engine benchmark"
+
+    def __init__(self, root: Path, n: int) -> None:
+        self.root, self.n = root, n
+
+    def plan(self) -> list[int]:
+        return list(range(self.n))
+
+    def path(self, key: int) -> Path:
+        return self.root / f"s{key:06d}"
+
+    def is_built(self, key: int) -> bool:
+        return self.path(key).is_file()
+
+    def label(self, key: int) -> str:
+        return self.path(key).name
+
+    def prepare(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def jobs(self, todo):
+        return (TinyJob(k) for k in todo)
+
+    def make_worker(self, threads):
+        return TinyWorker()
+
+
+def engine_ms_per_shard(n: int, workers: int) -> float:
+    """Wall ms per shard of the engine running `n` tiny shards."""
+    from tvr.core.jobs import run_shards
+
+    root = Path(tempfile.mkdtemp(prefix="tvr-engine-bench-"))
+    try:
+        w0 = time.perf_counter()
+        run_shards(TinyTask(root / "shards", n), workers=workers)
+        return 1000 * (time.perf_counter() - w0) / n
+    finally:
+        shutil.rmtree(root)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--num", type=int, default=60)
@@ -37,6 +98,7 @@ def main() -> None:
     p.add_argument("--shard-size", type=int, default=20)
     p.add_argument("--threads", type=int, default=1, help="llvmpipe threads (LP_NUM_THREADS)")
     p.add_argument("--keep", type=Path, help="keep the dataset here")
+    p.add_argument("--engine-shards", type=int, default=500, help="tiny shards for the engine")
     args = p.parse_args()
     os.environ.setdefault("LP_NUM_THREADS", str(args.threads))
 
@@ -98,6 +160,8 @@ def main() -> None:
         "overhead_within_run_cpu": round(
             (pipe_cpu - parts["render_cpu"]) / parts["render_cpu"], 4
         ),
+        "engine_ms_per_shard_in_process": round(engine_ms_per_shard(args.engine_shards, 1), 3),
+        "engine_ms_per_shard_pool_of_2": round(engine_ms_per_shard(args.engine_shards, 2), 3),
         "load_average": os.getloadavg(),
     }
     print(json.dumps(result, indent=2))

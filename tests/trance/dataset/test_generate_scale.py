@@ -97,9 +97,9 @@ def test_killed_job_resumes_to_the_same_data(tmp_path):
 
 
 def test_a_dead_worker_is_replaced_and_its_shard_built_again(tmp_path, monkeypatch, caplog):
-    """A worker killed by a signal in the middle of shard 1 (as a segfault in the renderer would)
-    is replaced, shard 1 is built again from the same samples, and the data equals a run without
-    the crash; no half-written folder is left."""
+    """A worker killed by a signal while it holds shard 1 (built in its temporary folder, not
+    published; as a segfault in the renderer would) is replaced, shard 1 is built again from the
+    same samples, and the data equals a run without the crash; no half-written folder is left."""
     from tests.trance.dataset import crash_worker
     from tvr.trance.dataset import generate as dataset_generate
 
@@ -107,8 +107,8 @@ def test_a_dead_worker_is_replaced_and_its_shard_built_again(tmp_path, monkeypat
                           shard_size=2, seed=5)  # fmt: skip
     marker = tmp_path / "crash-marker"
     monkeypatch.setenv(crash_worker.MARKER_ENV, str(marker))
-    monkeypatch.setattr(dataset_generate, "_worker_job", crash_worker.crash_once_on_shard_1)
-    with caplog.at_level("WARNING", logger="tvr.trance.dataset.generate"):
+    monkeypatch.setattr(dataset_generate, "DatasetTask", crash_worker.CrashOnceTask)
+    with caplog.at_level("WARNING", logger="tvr.core.jobs"):
         crashed = generate_dataset(config, tmp_path / "crashed", workers=2, progress=False)
     assert marker.exists(), "the worker of shard 1 was killed"
     assert "a worker process died; new workers build the unfinished shards" in caplog.text
@@ -160,12 +160,12 @@ def test_a_pool_broken_while_submitting_loses_no_shard(tmp_path, monkeypatch, ca
     """When the pool breaks, every shard taken and not yet on disk is built again, also those
     whose submit failed (before the fix they were dropped and the run ended with a
     FileNotFoundError for their samples.jsonl)."""
-    from tvr.trance.dataset import generate as dataset_generate
+    from tvr.core import jobs
 
     config = _tiny_config(setting="basic", split_sizes={"train": 6, "val": 1, "test": 1},
                           shard_size=2, seed=6)  # fmt: skip
-    monkeypatch.setattr(dataset_generate, "ProcessPoolExecutor", _PoolThatBreaksOnSubmit)
-    with caplog.at_level("WARNING", logger="tvr.trance.dataset.generate"):
+    monkeypatch.setattr(jobs, "ProcessPoolExecutor", _PoolThatBreaksOnSubmit)
+    with caplog.at_level("WARNING", logger="tvr.core.jobs"):
         crashed = generate_dataset(config, tmp_path / "crashed", workers=2, progress=False)
     assert _PoolThatBreaksOnSubmit.crashed
     assert "(train/shard-00001, train/shard-00002, val/shard-00000; restart 1 of 3)" in caplog.text

@@ -131,8 +131,17 @@ def test_parallel_shards_equal_serial_and_a_killed_job_resumes(tmp_path):
     shard_path(tmp_path / "parallel", 1).unlink()
     shard_path(tmp_path / "parallel", 4).unlink()
     (tmp_path / "parallel" / "samples.jsonl").unlink()
+    # with the temporary files a kill leaves (this version's and older versions' names)
+    leftovers = [
+        shard_path(tmp_path / "parallel", 1).with_name(".shard-00001.jsonl.tmp-9-0123abcd"),
+        shard_path(tmp_path / "parallel", 4).with_name(".shard-00004.jsonl.x8y7z6"),
+        tmp_path / "parallel" / ".samples.jsonl.k2j3h4",
+    ]
+    for path in leftovers:
+        path.write_text("{half a line")
     again = generate(config, tmp_path / "parallel", workers=2, progress=False).read_bytes()
     assert again == serial
+    assert not any(path.exists() for path in leftovers)
     stats = json.loads((tmp_path / "serial" / "balance.json").read_text())
     assert stats["samples"] == 45
     assert len(read_samples(tmp_path / "serial" / "samples.jsonl")) == 45
@@ -142,6 +151,9 @@ def test_a_changed_config_does_not_mix_into_old_data(tmp_path):
     generate(GenerateConfig(num=5, seed=1, shard_size=5), tmp_path, progress=False)
     with pytest.raises(UserError, match="another config"):
         generate(GenerateConfig(num=5, seed=2, shard_size=5), tmp_path, progress=False)
+    (tmp_path / "config.json").write_text("{not json")  # an unreadable config is another one
+    with pytest.raises(UserError, match=r"already holds data made with another config \("):
+        generate(GenerateConfig(num=5, seed=1, shard_size=5), tmp_path, progress=False)
 
 
 def test_basic_setting_has_one_step():

@@ -6,45 +6,40 @@ the split's seed (`dataset_config.split_seed`), View samples draw their final vi
 by K worker processes or by a Ray cluster of ten machines is the same.
 
 Balance scope "global" (default): shard s of a split starts from the balance counts of shards
-0..s-1 (`tvr.trance.sampling.sampler.ShardChain`), so the driver samples the shards one after another,
-a few shards ahead of the render workers, and hands each shard's samples to a worker; a rerun
-rebuilds the counts from the finished shards' samples.jsonl and samples the missing shards again
-(the same samples: a shard is deterministic from its seed and its starting counts). Scope "shard":
-each worker samples its shard from zero counts.
+0..s-1 (`tvr.trance.sampling.sampler.chain_shards`), so the driver samples the shards one after
+another, a few shards ahead of the render workers, and hands each shard's samples to a worker; a
+rerun rebuilds the counts from the finished shards' samples.jsonl and samples the missing shards
+again (the same samples: a shard is deterministic from its seed and its starting counts). Scope
+"shard": each worker samples its shard from zero counts.
 
-Each shard is written into a temporary folder (samples.jsonl, PNGs, the small uint8 array,
-manifest.json last) and renamed into place when complete; a rerun with the same config skips the
-finished shards, so a job killed at any moment loses only the shards in progress. Worker processes
-start with `spawn` (bpy and EGL do not survive a fork) and keep one renderer each. On Ray, actors
-build shards in their own temporary folders and send the files back to the driver, which writes
-them: the machines need no shared file system.
+The job runs on the engine of `tvr.core.jobs` (`DatasetTask`): each shard is written into a
+temporary folder (samples.jsonl, PNGs, the small uint8 array, manifest.json last) and renamed into
+place when complete; a rerun with the same config skips the finished shards, so a job killed at
+any moment loses only the shards in progress. Worker processes start with `spawn` (bpy and EGL do
+not survive a fork) and keep one renderer each. On Ray, actors build shards in their own
+temporary folders and send the files back to the driver, which writes them: the machines need no
+shared file system.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import itertools
-import json
-import logging
-import multiprocessing
 import os
-import queue as queue_mod
 import shutil
-import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tvr.core import jobs as engine
 from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
+from tvr.core.manifest import check_same_config as check_saved_config
+from tvr.core.manifest import save_config
 from tvr.core.png import encode_png
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.data.sample import Sample
@@ -61,13 +56,15 @@ from tvr.trance.dataset.store import (
     sha256_file,
     shard_name,
     shards_dir,
-    temp_prefix,
 )
 from tvr.trance.render.scene import sample_views
-from tvr.trance.sampling.sampler import LEGACY_BALANCE_SCOPE, ShardChain, ShardSampler
+from tvr.trance.sampling.sampler import (
+    ShardChain,
+    ShardSampler,
+    chain_shards,
+    with_legacy_balance_scope,
+)
 from tvr.trance.world.vocab import IMAGE_SLOTS, VIEWS
-
-log = logging.getLogger(__name__)
 
 VIEW_STREAM = 0x7669  # extra entry of the View draw's seed, apart from the sampler's streams
 
@@ -78,14 +75,19 @@ def shard_samples(
 ) -> list[Sample]:
     """The samples of one shard (View samples carry `extra["view"]`): from `chain` (global
     balance: the split's chain, at this shard) or from zero counts (balance scope "shard")."""
-    seed = split_seed(config.seed, split)
     count = config.shard_count(split, shard)
     if chain is not None:
         samples = chain.sample(shard, count)
     else:
-        sampler = ShardSampler(config.sampler, seed, shard)
+        sampler = ShardSampler(config.sampler, split_seed(config.seed, split), shard)
         samples = [sampler.sample(i) for i in range(count)]
+    return draw_views(config, split, shard, samples)
+
+
+def draw_views(config: DatasetConfig, split: str, shard: int, samples: list[Sample]) -> list[Sample]:
+    """View samples: each gets its final view (`extra["view"]`), drawn from (split seed, shard)."""
     if config.setting == "view":
+        seed = split_seed(config.seed, split)
         views = np.random.default_rng([seed, shard, VIEW_STREAM]).integers(0, 3, len(samples))
         for s, v in zip(samples, views, strict=True):
             s.extra["view"] = VIEWS[int(v)]
@@ -101,6 +103,10 @@ class ShardJob:
     samples: list[Sample] | None = None
     sample_seconds: float = 0.0
 
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.split, self.shard
+
 
 def shard_jobs(config: DatasetConfig, out: Path, todo: list[tuple[str, int]]) -> Iterator[ShardJob]:
     """The jobs of the shards in `todo` (in plan order), lazily. Global balance samples each
@@ -110,17 +116,17 @@ def shard_jobs(config: DatasetConfig, out: Path, todo: list[tuple[str, int]]) ->
         yield from (ShardJob(split, shard) for split, shard in todo)
         return
     for split in SPLITS:
-        wanted = {k for s, k in todo if s == split}
-        if not wanted:
-            continue
-        chain = ShardChain(config.sampler, split_seed(config.seed, split))
-        for k in range(max(wanted) + 1):
-            if k in wanted:
-                t0 = time.perf_counter()
-                samples = shard_samples(config, split, k, chain)
-                yield ShardJob(split, k, samples, time.perf_counter() - t0)
-            else:
-                chain.record(k, read_samples(shards_dir(out, split) / shard_name(k) / SAMPLES_FILE))
+        chain = chain_shards(
+            config.sampler, split_seed(config.seed, split), [k for s, k in todo if s == split],
+            lambda k, split=split: config.shard_count(split, k),
+            lambda k, split=split: read_samples(
+                shards_dir(out, split) / shard_name(k) / SAMPLES_FILE
+            ),
+        )  # fmt: skip
+        for k, samples, seconds in chain:
+            t0 = time.perf_counter()
+            draw_views(config, split, k, samples)
+            yield ShardJob(split, k, samples, seconds + time.perf_counter() - t0)
 
 
 def colour_image(renderer: Any, desc: Any) -> np.ndarray:
@@ -271,39 +277,7 @@ def write_shard(
 def publish_shard(tmp: Path, final: Path) -> bool:
     """Rename a finished temporary shard folder into place (False if another run got there first,
     in which case the temporary folder is removed)."""
-    try:
-        os.rename(tmp, final)
-        return True
-    except OSError:
-        if (final / MANIFEST_FILE).is_file():
-            shutil.rmtree(tmp, ignore_errors=True)
-            return False
-        raise
-
-
-def make_shard(
-    config: DatasetConfig,
-    renderer: Any,
-    out: Path,
-    split: str,
-    shard: int,
-    progress: Callable[[int], None] | None = None,
-    samples: list[Sample] | None = None,
-    sample_seconds: float = 0.0,
-) -> Path:
-    """Build one shard of the dataset in `out` (temporary folder, then renamed)."""
-    folder = shards_dir(out, split)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f"{temp_prefix(shard)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
-        build_shard(config, renderer, split, shard, tmp, progress, samples, sample_seconds)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    final = folder / shard_name(shard)
-    publish_shard(tmp, final)
-    return final
+    return engine.publish(tmp, final)
 
 
 def make_renderer_for(config: DatasetConfig, threads: int | None = None) -> Any:
@@ -325,145 +299,67 @@ def make_renderer_for(config: DatasetConfig, threads: int | None = None) -> Any:
         ) from None
 
 
-# --- worker processes --------------------------------------------------------------------------
-_WORKER: dict[str, Any] = {}
+# --- the job on the engine ---------------------------------------------------------------------
+class DatasetWorker:
+    """Builds dataset shards with one renderer."""
+
+    def __init__(self, config: DatasetConfig, threads: int | None) -> None:
+        self.config = config
+        self.renderer = make_renderer_for(config, threads)
+
+    def build(self, job: ShardJob, dest: Path, progress: Callable[[int], None]) -> None:
+        dest.mkdir()
+        build_shard(
+            self.config, self.renderer, job.split, job.shard, dest, progress, job.samples,
+            job.sample_seconds,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        self.renderer.close()
 
 
-def _init_worker(config_dict: dict[str, Any], out: str, progress_queue: Any, threads: int) -> None:
-    _WORKER["config"] = DatasetConfig.from_dict(config_dict)
-    _WORKER["out"] = Path(out)
-    _WORKER["queue"] = progress_queue
-    _WORKER["threads"] = threads
-    _WORKER["renderer"] = None
+@dataclass
+class DatasetTask:
+    """`tvr generate` as a `tvr.core.jobs.ShardTask`: key (split, shard) is the folder
+    DIR/<split>/shards/shard-NNNNN, finished when its manifest is there; progress counts
+    samples."""
 
+    config: DatasetConfig
+    out: Path
 
-def _worker_job(job: ShardJob) -> tuple[str, int]:
-    if _WORKER["renderer"] is None:  # one renderer per process, made on its first shard
-        _WORKER["renderer"] = make_renderer_for(_WORKER["config"], _WORKER["threads"])
-    q = _WORKER["queue"]
-    make_shard(
-        _WORKER["config"], _WORKER["renderer"], _WORKER["out"], job.split, job.shard,
-        lambda n: q.put(n), job.samples, job.sample_seconds,
-    )  # fmt: skip
-    return job.split, job.shard
+    @property
+    def name(self) -> str:
+        return f"generate {self.out}"
 
+    def plan(self) -> list[tuple[str, int]]:
+        return [(s, k) for s, k, _ in self.config.shards()]
 
-# --- Ray ---------------------------------------------------------------------------------------
-class RayShardBuilder:
-    """A Ray actor: one renderer, builds shards in a local temporary folder and returns the files
-    (relative path -> bytes) so the driver can write them wherever the dataset lives."""
+    def path(self, key: tuple[str, int]) -> Path:
+        return shards_dir(self.out, key[0]) / shard_name(key[1])
 
-    def __init__(self, config_dict: dict[str, Any]) -> None:
-        self.config = DatasetConfig.from_dict(config_dict)
-        self.renderer = make_renderer_for(self.config, threads=1)  # the actor holds one CPU
+    def is_built(self, key: tuple[str, int]) -> bool:
+        return shard_is_built(self.out, *key)
 
-    def build(self, job: ShardJob) -> tuple[str, int, dict[str, bytes]]:
-        split, shard = job.split, job.shard
-        with tempfile.TemporaryDirectory(prefix="tvr-shard-") as tmp:
-            dest = Path(tmp) / "shard"
-            dest.mkdir()
-            build_shard(
-                self.config, self.renderer, split, shard, dest, None, job.samples,
-                job.sample_seconds,
-            )  # fmt: skip
-            files = {
-                str(p.relative_to(dest)): p.read_bytes() for p in dest.rglob("*") if p.is_file()
-            }
-        return split, shard, files
+    def label(self, key: tuple[str, int]) -> str:
+        return f"{key[0]}/{shard_name(key[1])}"
 
+    def prepare(self) -> None:
+        prepare_folder(self.config, self.out)
 
-def _write_files(out: Path, split: str, shard: int, files: dict[str, bytes]) -> None:
-    folder = shards_dir(out, split)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f"{temp_prefix(shard)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    try:
-        for rel, data in sorted(files.items(), key=lambda kv: kv[0] == MANIFEST_FILE):
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    publish_shard(tmp, folder / shard_name(shard))
+    def jobs(self, todo: list[tuple[str, int]]) -> Iterator[ShardJob]:
+        return shard_jobs(self.config, self.out, todo)
 
-
-def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
-    """The ray module, connected; True if this call started the connection."""
-    try:
-        import ray
-    except ImportError as err:
-        raise UserError(f"--ray needs Ray (pip install 'tvr[scale]'): {err}") from None
-    if ray.is_initialized():
-        return ray, False
-    import tvr
-
-    try:
-        if address == "local":
-            # the local workers import this very tvr (an editable or PYTHONPATH checkout too);
-            # on a cluster every machine brings its own install of tvr with the render extra
-            src = str(Path(tvr.__file__).resolve().parents[1])
-            path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
-            ray.init(
-                num_cpus=workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                runtime_env={"env_vars": {"PYTHONPATH": path}},
-            )
-        else:
-            ray.init(address=address, log_to_driver=False)
-    except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
-        raise UserError(
-            f"option 'ray' (--ray {address}): cannot start or join Ray: {err}"
-        ) from None
-    return ray, True
-
-
-def _run_ray(
-    config: DatasetConfig, out: Path, todo, connection, address: str, workers: int, bar
-) -> None:
-    ray, started = connection
-    from ray.util import ActorPool
-
-    try:
-        if workers > 1 or address == "local":
-            n_actors = workers
-        else:  # one actor per CPU of the cluster
-            n_actors = int(ray.cluster_resources().get("CPU", 1))
-        n_actors = max(1, min(n_actors, len(todo)))
-        actor_cls = ray.remote(num_cpus=1)(RayShardBuilder)
-        actors = [actor_cls.remote(config.to_dict()) for _ in range(n_actors)]
-        pool = ActorPool(actors)
-        jobs = shard_jobs(config, out, todo)
-        # a few shards ahead of the actors: global balance samples them here, in order
-        for job in itertools.islice(jobs, 2 * n_actors):
-            pool.submit(lambda a, j: a.build.remote(j), job)
-        while pool.has_next():
-            split, shard, files = pool.get_next_unordered()
-            _write_files(out, split, shard, files)
-            bar.update(4 * config.shard_count(split, shard))
-            job = next(jobs, None)
-            if job is not None:
-                pool.submit(lambda a, j: a.build.remote(j), job)
-        for a in actors:
-            ray.kill(a)
-    finally:
-        if started:
-            ray.shutdown()
+    def make_worker(self, threads: int | None) -> DatasetWorker:
+        return DatasetWorker(self.config, threads)
 
 
 # --- the job -----------------------------------------------------------------------------------
 def prepare_folder(config: DatasetConfig, out: Path) -> None:
     """Create `out` with config.json, or check that it holds data of the same config."""
     check_same_config(config, out)
-    out.mkdir(parents=True, exist_ok=True)
-    cfg_path = out / "config.json"
-    if not cfg_path.exists():
-        write_json(cfg_path, config.to_dict())
+    save_config(out, config.to_dict())
     for split in SPLITS:  # leftovers of a killed run: never data
-        folder = shards_dir(out, split)
-        if folder.is_dir():
-            for tmp in folder.glob(".shard-*.tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
+        engine.remove_temporaries(shards_dir(out, split))
         for pattern in (f".{SAMPLES_FILE}.*", ".split.json.*"):
             for tmp in (out / split).glob(pattern):
                 tmp.unlink(missing_ok=True)
@@ -471,24 +367,9 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
 
 def check_same_config(config: DatasetConfig, out: Path) -> None:
     """UserError if `out` holds a dataset of another config (naming the differing options)."""
-    cfg_path = out / "config.json"
-    if cfg_path.exists():
-        try:
-            old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            old = None
-        if isinstance(old, dict):  # written before the option: each shard balanced on its own
-            old.setdefault("balance_scope", LEGACY_BALANCE_SCOPE)
-        if old != config.to_dict():
-            diff = (
-                sorted(k for k in config.to_dict() if old.get(k) != config.to_dict()[k])
-                if isinstance(old, dict)
-                else ["(unreadable config.json)"]
-            )
-            raise UserError(
-                f"{out} already holds a dataset made with another config ({cfg_path}; differs "
-                f"in {', '.join(diff)}); choose another --out or the same options"
-            )
+    check_saved_config(
+        out, config.to_dict(), what="a dataset", legacy=with_legacy_balance_scope
+    )
 
 
 def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
@@ -539,138 +420,23 @@ def generate_dataset(
     config = config.resolved()
     out = Path(out)
     check_same_config(config, out)
-    plan = config.shards()
-    todo = [(s, k) for s, k, _ in plan if not shard_is_built(out, s, k)]
-    # in one process the renderer starts before anything is written: a backend that cannot
-    # start (no bpy, no EGL) fails before any work
-    renderer = make_renderer_for(config) if todo and not ray and workers <= 1 else None
-    # likewise Ray is joined before anything is written
-    connection = _ray_init(ray, workers) if todo and ray else None
-    try:
-        prepare_folder(config, out)
-    except BaseException:
-        if renderer is not None:
-            renderer.close()
-        if connection is not None and connection[1]:
-            connection[0].shutdown()
-        raise
-    total_images = 4 * sum(n for _, _, n in plan)
-    done_images = total_images - 4 * sum(config.shard_count(s, k) for s, k in todo)
+    task = DatasetTask(config, out)
+    todo = engine.pending(task)
+    total_images = 4 * sum(n for _, _, n in config.shards())
     bar = tqdm(
         total=total_images,
-        initial=done_images,
+        initial=total_images - 4 * sum(config.shard_count(s, k) for s, k in todo),
         unit="img",
         desc=f"generate {config.setting}",
         disable=not progress,
         smoothing=0.1,
     )
     try:
-        if todo and ray:
-            _run_ray(config, out, todo, connection, ray, workers, bar)
-        elif todo and workers > 1 and len(todo) > 1:
-            _run_pool(config, out, todo, workers, bar)
-        elif todo:
-            if renderer is None:
-                renderer = make_renderer_for(config)
-            for job in shard_jobs(config, out, todo):
-                make_shard(
-                    config, renderer, out, job.split, job.shard, lambda n: bar.update(4 * n),
-                    job.samples, job.sample_seconds,
-                )  # fmt: skip
+        engine.run_shards(
+            task, todo, workers=workers, ray=ray, progress=lambda n: bar.update(4 * n)
+        )
     finally:
         bar.close()
-        if renderer is not None:
-            renderer.close()
-    unbuilt = [f"{s}/{shard_name(k)}" for s, k, _ in plan if not shard_is_built(out, s, k)]
-    if unbuilt:  # never expected; a clear error rather than a split with holes
-        raise RuntimeError(
-            f"generate {out}: shards not built: {', '.join(unbuilt)}; the finished shards are "
-            "kept, rerun to build the rest"
-        )
     for split in SPLITS:
         finish_split(out, split, config)
     return open_dataset(out)
-
-
-#: how many times a dead worker pool (a native crash in a renderer, the OOM killer) is replaced
-#: before `generate` gives up; the shards it was building are built again from the same samples
-POOL_RESTARTS = 3
-
-
-def _run_pool(config: DatasetConfig, out: Path, todo, workers: int, bar) -> None:
-    ctx = multiprocessing.get_context("spawn")
-    q = ctx.Queue()
-    n = min(workers, len(todo))
-    threads = max(1, (os.cpu_count() or 1) // n)  # the workers share the machine's cores
-    jobs = shard_jobs(config, out, todo)
-    again: list[ShardJob] = []
-    for attempt in range(POOL_RESTARTS + 1):
-        try:
-            _pool_round(config, out, ctx, q, n, threads, jobs, again, bar)
-            break
-        except BrokenProcessPool as err:
-            names = ", ".join(f"{j.split}/{shard_name(j.shard)}" for j in again)
-            if attempt == POOL_RESTARTS:
-                raise RuntimeError(
-                    f"generate {out}: a worker process died {POOL_RESTARTS + 1} times (unfinished: "
-                    f"{names}); the finished shards are kept, rerun to resume"
-                ) from err
-            for job in again:  # the dead worker's half-written folder
-                for tmp in shards_dir(out, job.split).glob(f"{temp_prefix(job.shard)}*"):
-                    shutil.rmtree(tmp, ignore_errors=True)
-            log.warning(
-                "generate %s: a worker process died; new workers build the unfinished shards "
-                "again (%s; restart %d of %d)",
-                out, names, attempt + 1, POOL_RESTARTS,
-            )  # fmt: skip
-    _drain(q, bar)
-
-
-def _pool_round(config, out, ctx, q, n, threads, jobs, again: list[ShardJob], bar) -> None:
-    """Run the shards of `again` and then of `jobs` on a new pool of n workers. If a worker dies,
-    `again` is left holding every job taken from `jobs` (or from `again`) whose shard is not on
-    disk, and BrokenProcessPool is raised.
-
-    A dead worker breaks the whole pool: every pending future fails, and so does any later
-    `submit`, also one right after another shard finished. So the jobs to redo are not "the
-    failed futures" but every job taken and not yet published."""
-    with ProcessPoolExecutor(
-        max_workers=n,
-        mp_context=ctx,
-        initializer=_init_worker,
-        initargs=(config.to_dict(), str(out), q, threads),
-    ) as pool:
-        # a few shards ahead of the workers: global balance samples them here, in order
-        taken = again + list(itertools.islice(jobs, max(0, 2 * n - len(again))))
-        again.clear()
-        pending: dict[Any, ShardJob] = {}
-        try:
-            for job in taken:
-                pending[pool.submit(_worker_job, job)] = job
-            while pending:
-                finished, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                _drain(q, bar)
-                for fut in finished:
-                    fut.result()  # re-raise a worker's error
-                    taken.remove(pending.pop(fut))
-                    job = next(jobs, None)
-                    if job is not None:
-                        taken.append(job)
-                        pending[pool.submit(_worker_job, job)] = job
-        except BrokenProcessPool:
-            pool.shutdown(wait=True, cancel_futures=True)
-            again.extend(j for j in taken if not shard_is_built(out, j.split, j.shard))
-            again.sort(key=lambda j: (SPLITS.index(j.split), j.shard))
-            raise
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
-            raise
-
-
-def _drain(q: Any, bar: Any) -> None:
-    """Move the workers' per-sample progress messages to the progress bar."""
-    while True:
-        try:
-            bar.update(4 * q.get_nowait())
-        except (queue_mod.Empty, OSError, ValueError):
-            return

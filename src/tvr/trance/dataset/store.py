@@ -20,7 +20,6 @@ shape or checksum that differs) is a UserError naming the shard and file, and is
 
 from __future__ import annotations
 
-import hashlib
 import json
 from bisect import bisect_right
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core.errors import UserError
+from tvr.core.manifest import sha256_file
 from tvr.trance.data.files import read_samples
 from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.world.vocab import IMAGE_SLOTS
@@ -57,14 +57,6 @@ def shards_dir(root: Path, split: str) -> Path:
 def temp_prefix(shard: int) -> str:
     """Name prefix of a shard's folder while it is being written."""
     return f".{shard_name(shard)}.tmp-"
-
-
-def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _npy_shape(path: Path) -> tuple[tuple[int, ...], str, int]:

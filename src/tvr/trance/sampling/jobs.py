@@ -1,4 +1,4 @@
-"""Making a symbolic sample set in shards: parallel processes, atomic shard files, resume.
+"""`tvr sample`: a symbolic sample set made in shards on the job engine (`tvr.core.jobs`).
 
 Layout of an output folder:
     config.json          the job's config (sampler options, seed, sizes): enough to remake it
@@ -6,21 +6,22 @@ Layout of an output folder:
     samples.jsonl        all samples in shard order (written last)
     balance.json         the balance statistics of all samples
 
-A rerun with the same config skips the shards already on disk, so a killed job loses at most the
+Each shard file is written under a temporary name and renamed when complete (`tvr.core.jobs`); a
+rerun with the same config skips the shards already on disk, so a killed job loses at most the
 shards in progress and ends with the same data as an uninterrupted run.
 
 Balance scope: "global" (default, the paper's) samples the shards one after another, each from
-the balance counts of all earlier shards (`tvr.trance.sampling.sampler.ShardChain`); a rerun rebuilds the
-counts from the finished shard files. It runs in one process, whatever `workers` says. "shard"
-balances every shard on its own, so shards run in parallel (`workers`), but the shards' small
-imbalances add up (docs/report.md). A config.json without the field is "shard" (older data).
+the balance counts of all earlier shards (`tvr.trance.sampling.sampler.chain_shards`); a rerun
+rebuilds the counts from the finished shard files. It runs in one process, whatever `workers`
+says. "shard" balances every shard on its own, so shards run in parallel (`workers`), but the
+shards' small imbalances add up (docs/report.md). A config.json without the field is "shard"
+(older data).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,15 +29,17 @@ from typing import Any
 from tqdm import tqdm
 
 from tvr.core.errors import UserError
+from tvr.core.jobs import pending, run_shards
 from tvr.core.jsonl import write_json
+from tvr.core.manifest import check_same_config, save_config
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.data.sample import Sample
 from tvr.trance.sampling.sampler import (
-    LEGACY_BALANCE_SCOPE,
     SamplerConfig,
-    ShardChain,
     ShardSampler,
+    chain_shards,
     check_balance_scope,
+    with_legacy_balance_scope,
 )
 from tvr.trance.sampling.stats import balance_stats
 from tvr.trance.world.vocab import SETTINGS
@@ -113,32 +116,80 @@ def make_shard(config: GenerateConfig, shard: int) -> list[Sample]:
     return [sampler.sample(i) for i in range(len(config.shard_range(shard)))]
 
 
-def _shard_job(config_dict: dict[str, Any], shard: int, out: str) -> tuple[int, int]:
-    config = GenerateConfig.from_dict(config_dict)
-    samples = make_shard(config, shard)
-    write_samples(shard_path(Path(out), shard), samples)
-    return shard, len(samples)
+@dataclass
+class SampleJob:
+    """One shard to write; `samples` None: the worker samples it (balance scope "shard")."""
+
+    key: int
+    samples: list[Sample] | None = None
 
 
-def _complete(out: Path, config: GenerateConfig, shard: int) -> bool:
-    path = shard_path(out, shard)
-    if not path.is_file():
-        return False
-    with path.open(encoding="utf-8") as f:
-        return sum(1 for line in f if line.strip()) == len(config.shard_range(shard))
+class SampleWorker:
+    """Writes a shard's samples.jsonl file (sampling it first under balance scope "shard")."""
+
+    def __init__(self, config: GenerateConfig) -> None:
+        self.config = config
+
+    def build(self, job: SampleJob, dest: Path, progress: Callable[[int], None]) -> None:
+        samples = make_shard(self.config, job.key) if job.samples is None else job.samples
+        write_samples(dest, samples)
+        progress(len(samples))
+
+    def close(self) -> None:
+        pass
 
 
-def _run_chain(config: GenerateConfig, out: Path, todo: set[int], bar: tqdm) -> None:
-    """Global balance: the shards in order, the missing ones sampled from the counts of all
-    earlier shards, the finished ones read back and counted."""
-    chain = ShardChain(config.sampler, config.seed)
-    for s in range(max(todo) + 1):
-        if s in todo:
-            samples = chain.sample(s, len(config.shard_range(s)))
-            write_samples(shard_path(out, s), samples)
-            bar.update(len(samples))
-        else:
-            chain.record(s, read_samples(shard_path(out, s)))
+@dataclass
+class SampleTask:
+    """`tvr sample` as a `tvr.core.jobs.ShardTask`: shard k is the file shards/shard-0000k.jsonl."""
+
+    config: GenerateConfig
+    out: Path
+
+    @property
+    def name(self) -> str:
+        return f"sample {self.out}"
+
+    def plan(self) -> list[int]:
+        return list(range(self.config.num_shards))
+
+    def path(self, key: int) -> Path:
+        return shard_path(self.out, key)
+
+    def is_built(self, key: int) -> bool:
+        path = self.path(key)
+        if not path.is_file():
+            return False
+        with path.open(encoding="utf-8") as f:
+            return sum(1 for line in f if line.strip()) == len(self.config.shard_range(key))
+
+    def label(self, key: int) -> str:
+        return self.path(key).stem
+
+    def prepare(self) -> None:
+        save_config(self.out, self.config.to_dict())
+        # leftovers of a killed run: the shards' ones are the engine's, these the final files'
+        # and older versions' shard files'
+        for pattern in (".samples.jsonl.*", ".balance.json.*", "shards/.shard-*.jsonl.*"):
+            for tmp in self.out.glob(pattern):
+                tmp.unlink(missing_ok=True)
+
+    def jobs(self, todo: list[int]) -> Iterator[SampleJob]:
+        """Global balance: the chain samples each shard here, from the counts of the earlier
+        ones (the finished ones read back); scope "shard": the workers sample."""
+        if self.config.balance_scope != "global":
+            yield from (SampleJob(k) for k in todo)
+            return
+        chain = chain_shards(
+            self.config.sampler, self.config.seed, todo,
+            lambda k: len(self.config.shard_range(k)),
+            lambda k: read_samples(self.path(k)),
+        )  # fmt: skip
+        for k, samples, _ in chain:
+            yield SampleJob(k, samples)
+
+    def make_worker(self, threads: int | None) -> SampleWorker:
+        return SampleWorker(self.config)
 
 
 def generate(
@@ -147,35 +198,18 @@ def generate(
     """Make (or finish) the sample set of `config` in folder `out`; returns samples.jsonl."""
     config.validate()
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    cfg_path = out / "config.json"
-    if cfg_path.exists():
-        old = json.loads(cfg_path.read_text())
-        if isinstance(old, dict):
-            old.setdefault("balance_scope", LEGACY_BALANCE_SCOPE)
-        if old != config.to_dict():
-            raise UserError(
-                f"{out} already holds data made with another config ({cfg_path}); "
-                "choose another --out or the same options"
-            )
-    else:
-        write_json(cfg_path, config.to_dict())
-    todo = [s for s in range(config.num_shards) if not _complete(out, config, s)]
+    check_same_config(out, config.to_dict(), legacy=with_legacy_balance_scope, name_options=False)
+    task = SampleTask(config, out)
+    todo = pending(task)
     bar = tqdm(total=config.num, disable=not progress, unit="sample", desc="sampling")
     bar.update(config.num - sum(len(config.shard_range(s)) for s in todo))
-    if config.balance_scope == "global" and todo:
-        _run_chain(config, out, set(todo), bar)
-    elif workers <= 1 or len(todo) <= 1:
-        for s in todo:
-            _, n = _shard_job(config.to_dict(), s, str(out))
-            bar.update(n)
-    else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo), os.cpu_count() or 1)) as pool:
-            futures = [pool.submit(_shard_job, config.to_dict(), s, str(out)) for s in todo]
-            for fut in as_completed(futures):
-                _, n = fut.result()
-                bar.update(n)
-    bar.close()
+    # global balance samples the shards one after another: the sampling is the work, so in
+    # this process whatever `workers` says
+    parallel = 1 if config.balance_scope == "global" else min(workers, os.cpu_count() or 1)
+    try:
+        run_shards(task, todo, workers=parallel, progress=bar.update)
+    finally:
+        bar.close()
     samples: list[Sample] = []
     for s in range(config.num_shards):
         samples.extend(read_samples(shard_path(out, s)))

@@ -22,6 +22,8 @@ B1 and B3 call a pluggable occlusion check (default: `tvr.trance.world.occlusion
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -399,6 +401,14 @@ def check_balance_scope(scope: str, option: str = "balance_scope") -> str:
     return scope
 
 
+def with_legacy_balance_scope(saved: Any) -> Any:
+    """A saved config.json's options, with the balance scope of data made before the option
+    (`LEGACY_BALANCE_SCOPE`) where it names none."""
+    if isinstance(saved, dict) and "balance_scope" not in saved:
+        return {**saved, "balance_scope": LEGACY_BALANCE_SCOPE}
+    return saved
+
+
 class ShardChain:
     """Global balance over the shards of one split: shard s is sampled from the counts of shards
     0..s-1. Shards are taken in order, each either sampled (`sample`) or, when it exists already
@@ -436,6 +446,30 @@ class ShardChain:
         for s in samples:
             self.counts.record(sample_factors(s))
         self.next_shard += 1
+
+
+def chain_shards(
+    config: SamplerConfig,
+    seed: int,
+    wanted: Iterable[int],
+    count: Callable[[int], int],
+    finished: Callable[[int], list[Sample]],
+) -> Iterator[tuple[int, list[Sample], float]]:
+    """Global balance over the shards of one chain, lazily: shards 0..max(wanted) in order, each
+    wanted one sampled (`count(shard)` samples) from the counts of all earlier shards and yielded
+    as (shard, samples, seconds of sampling), each other one read back (`finished(shard)`, a
+    resumed job's finished shard) and counted."""
+    wanted = set(wanted)
+    if not wanted:
+        return
+    chain = ShardChain(config, seed)
+    for shard in range(max(wanted) + 1):
+        if shard in wanted:
+            t0 = time.perf_counter()
+            samples = chain.sample(shard, count(shard))
+            yield shard, samples, time.perf_counter() - t0
+        else:
+            chain.record(shard, finished(shard))
 
 
 def out_move_options(state: np.ndarray, obj: int) -> tuple[int, ...]:
