@@ -58,6 +58,7 @@ from tvr.trance.dataset.store import (
     shards_dir,
 )
 from tvr.trance.render.scene import sample_views
+from tvr.trance.eval.references import write_reference_cache
 from tvr.trance.sampling.sampler import (
     ShardChain,
     ShardSampler,
@@ -373,7 +374,8 @@ def check_same_config(config: DatasetConfig, out: Path) -> None:
 
 
 def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
-    """Write DIR/<split>/samples.jsonl (all shards in order) and split.json (written last)."""
+    """Write DIR/<split>/samples.jsonl (all shards in order), its reference cache for `tvr
+    evaluate` (samples.ref.npz) and split.json (written last)."""
     n = config.num_shards(split)
     if n == 0:
         return
@@ -386,6 +388,7 @@ def finish_split(out: Path, split: str, config: DatasetConfig) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+    write_reference_cache(path)
     write_json(
         out / split / "split.json",
         {

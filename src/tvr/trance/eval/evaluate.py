@@ -9,15 +9,19 @@ Writes into the output folder:
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from tvr.core.jsonl import write_json, write_jsonl
-from tvr.trance.data.files import read_samples
-from tvr.trance.eval.metrics import ReferenceTable, details, read_predictions, score, summarize
+from tvr.core.jsonl import write_json
+from tvr.trance.eval.detail import detail_jsonl
+from tvr.trance.eval.metrics import read_predictions, score, summarize
+from tvr.trance.eval.references import reference_table
 from tvr.trance.world.vocab import VIEWS
 
 
@@ -29,9 +33,11 @@ def evaluate_files(
     lenient: bool = False,
     views: tuple[str, ...] = VIEWS,
 ) -> dict[str, Any]:
-    """Score a predictions file against a samples file; write the outputs if `out` is given."""
-    samples = read_samples(samples_path)
-    ref = ReferenceTable.from_samples(samples, setting, views)
+    """Score a predictions file against a samples file; write the outputs if `out` is given.
+
+    The references come from the samples file's cache (`references.py`), built on first use.
+    """
+    ref = reference_table(samples_path, setting, views)
     pred = read_predictions(predictions_path, ref, lenient=lenient)
     s = score(ref, pred)
     summary = summarize(ref, pred, s)
@@ -41,7 +47,7 @@ def evaluate_files(
         summary["problems"] = pred.problems[:100]
     if out is not None:
         out = Path(out)
-        write_jsonl(out / "detail.jsonl", details(ref, pred, s))
+        write_bytes(out / "detail.jsonl", detail_jsonl(ref, pred, s))
         write_json(out / "summary.json", summary)
         write_json(
             out / "config.json",
@@ -54,6 +60,22 @@ def evaluate_files(
             },
         )
     return summary
+
+
+def write_bytes(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write byte chunks to a file atomically and durably (temporary file, fsync, os.replace)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _fmt(x: Any) -> str:

@@ -4,6 +4,7 @@ Layout of an output folder:
     config.json          the job's config (sampler options, seed, sizes): enough to remake it
     shards/shard-00003.jsonl   one file per shard, written atomically when the shard is done
     samples.jsonl        all samples in shard order (written last)
+    samples.ref.npz      the reference arrays `tvr evaluate` reads (tvr.trance.eval.references)
     balance.json         the balance statistics of all samples
 
 Each shard file is written under a temporary name and renamed when complete (`tvr.core.jobs`); a
@@ -34,6 +35,7 @@ from tvr.core.jsonl import write_json
 from tvr.core.manifest import check_same_config, save_config
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.data.sample import Sample
+from tvr.trance.eval.references import write_reference_cache
 from tvr.trance.sampling.sampler import (
     SamplerConfig,
     ShardSampler,
@@ -216,4 +218,5 @@ def generate(
     final = out / "samples.jsonl"
     write_samples(final, samples)
     write_json(out / "balance.json", balance_stats(samples))
+    write_reference_cache(final)  # samples.ref.npz: what `tvr evaluate` reads (tvr.trance.eval)
     return final
