@@ -187,6 +187,7 @@ def test_release_layout_round_trip(sample_dir, tmp_path):
         == 0
     )
     first = json.loads((tmp_path / "data.jsonl").read_text().splitlines()[0])
+    assert first["tvr_id"] == samples[0].id and first["tvr_seed"] == samples[0].seed
     assert first["idx"] == 0 and first["states"][0]["images"] == {
         "Camera_Center": "img_000000-init.C.png"
     }
@@ -204,8 +205,11 @@ def test_release_layout_round_trip(sample_dir, tmp_path):
         )
         == 0
     )
+    assert read_samples(tmp_path / "back.jsonl") == back
     for a, b in zip(samples, back, strict=True):
-        assert b.id == f"img_{b.index:06d}"
+        # what the release has no field for comes back too (issue 15, item 14)
+        assert (b.id, b.seed, b.shard, b.index) == (a.id, a.seed, a.shard, a.index)
+        assert b.order_sensitive == a.order_sensitive is not None
         assert [(s.obj, s.value, s.move_type, s.accepted) for s in a.steps] == [
             (s.obj, s.value, s.move_type, s.accepted) for s in b.steps
         ]
@@ -236,3 +240,66 @@ def test_demo_main_job(tmp_path, capsys):
     assert "oracle baseline" in out and "random baseline" in out
     oracle = json.loads((tmp_path / "eval-oracle" / "summary.json").read_text())
     assert oracle["metrics"]["Acc"] == 1.0
+
+
+def test_a_foreign_release_line_gets_an_image_id_and_a_bad_tvr_field_names_its_line(tmp_path):
+    from tvr.core.errors import InputError
+    from tvr.trance.data.files import read_samples as _read
+    from tvr.trance.data.release import sample_to_release
+
+    assert main(["sample", "--num", "2", "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    sample = _read(tmp_path / "s" / "samples.jsonl")[1]
+    line = sample_to_release(sample, 7)
+    foreign = {k: v for k, v in line.items() if not k.startswith("tvr_")}  # as the release has it
+    (tmp_path / "foreign.jsonl").write_text(json.dumps(foreign) + "\n")
+    (got,) = read_release(tmp_path / "foreign.jsonl")
+    assert (got.id, got.index, got.seed, got.shard) == ("img_000007", 7, None, None)
+    bad = {**line, "tvr_shard": "3"}
+    (tmp_path / "bad.jsonl").write_text(json.dumps(line) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl, line 2, field 'tvr_shard': expected int"):
+        read_release(tmp_path / "bad.jsonl")
+
+
+def _bad_outs(tmp_path):
+    """(case, --out) pairs no command can write: a path under a file, an existing file (for a
+    folder), a folder of /sys and of /proc (refused to root too, unlike a chmod 0o500 folder)."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    return {
+        "under a file": a_file / "sub",
+        "an existing file": a_file,
+        "/sys": "/sys/tvr-test-out",
+        "/proc": "/proc/tvr-test-out",
+    }
+
+
+@pytest.mark.parametrize("case", ["under a file", "an existing file", "/sys", "/proc"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sample", "--num", "5", "--quiet"],
+        ["generate", "--num", "3", "--backend", "raster", "--quiet"],
+        ["evaluate", "--samples", "{samples}", "--predictions", "{samples}"],
+        ["render", "{samples}", "--backend", "raster", "--limit", "1"],
+        ["demo", "--num", "5"],
+        ["baseline", "oracle", "--samples", "{samples}"],
+        ["convert", "--to-release", "{samples}"],
+        ["report", "{dir}"],
+    ],
+    ids=lambda c: c[0] if isinstance(c, list) else c,
+)
+def test_a_bad_out_gives_one_line_naming_it(command, case, sample_dir, tmp_path, capsys):
+    out = str(_bad_outs(tmp_path)[case])
+    writes_a_file = command[0] in ("baseline", "convert")
+    if writes_a_file and case == "an existing file":
+        pytest.skip("its --out is a file: an existing one is overwritten, as meant")
+    if command[0] in ("generate", "render"):
+        pytest.importorskip("moderngl")
+    samples = str(sample_dir / "samples.jsonl")
+    argv = [a.format(samples=samples, dir=sample_dir) for a in command] + ["--out", out]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    *before, last = err.splitlines()
+    assert "Traceback" not in err, err
+    assert all("sampling" in line for line in before), err  # only demo's progress bar before it
+    assert last.startswith(f"tvr {command[0]}: error: ") and out in last, err

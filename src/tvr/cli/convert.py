@@ -21,11 +21,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "convert",
         help="convert between tvr samples and the public release's data.jsonl",
-        description="--from-release: read a release data.jsonl (ids become img_{idx:06d}, like its "
+        description="--from-release: read a release data.jsonl (lines written by tvr get back their "
+        "ids, seeds, shards and order-sensitive flags; other ids become img_{idx:06d}, like their "
         "image names) and write tvr samples. --to-release: write a release-style data.jsonl "
         "(idx = line number; image names img_{idx:06d}-init.C.png, -fin.L/C/R.png). With "
         "folders: --to-release DATASET_DIR --split S --out FOLDER exports a split of a `tvr "
-        "generate` dataset with its PNGs; --from-release FOLDER --out DATASET_DIR --split S "
+        "generate` dataset with its PNGs (in FOLDER/image/); --from-release FOLDER --out DATASET_DIR --split S "
         "imports a release folder (data.jsonl + PNGs) into a dataset store.",
     )
     group = p.add_mutually_exclusive_group(required=True)

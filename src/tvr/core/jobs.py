@@ -46,6 +46,8 @@ What the engine guarantees
   each with `cpu_count // workers` threads. A worker that dies (a native crash, the OOM killer)
   breaks the pool; a new pool builds again every shard taken and not yet published, however the
   break met the submitting of jobs, up to `POOL_RESTARTS` times, then a RuntimeError names them.
+  The workers end when the driver dies, even by SIGKILL (`die_with_parent`), and with them the
+  multiprocessing resource tracker: a killed job leaves no process behind.
 - Ray (`ray` = "local", "auto" or an address): one actor per worker (or per CPU of a cluster)
   builds shards in its own temporary folder and sends the files back; the driver writes and
   publishes them, so the machines share no file system.
@@ -54,13 +56,18 @@ What the engine guarantees
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import logging
 import multiprocessing
 import os
 import queue as queue_mod
 import shutil
+import signal
+import sys
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -222,8 +229,44 @@ def _prepare(task: ShardTask) -> None:
 _STATE: dict[str, Any] = {}
 
 
-def _pool_init(task: ShardTask, progress_queue: Any, threads: int) -> None:
+def _pool_init(task: ShardTask, progress_queue: Any, threads: int, parent: int) -> None:
+    die_with_parent(parent)
     _STATE.update(task=task, queue=progress_queue, threads=threads, worker=None)
+
+
+#: prctl option: the signal this process gets when its parent dies (linux/prctl.h)
+_PR_SET_PDEATHSIG = 1
+
+#: seconds between the watchdog's looks at the parent, where prctl is not available
+WATCHDOG_INTERVAL = 1.0
+
+
+def die_with_parent(parent: int, *, use_prctl: bool = True) -> None:
+    """Make this worker process end when its parent `parent` (the job's driver) dies, even by
+    SIGKILL: on Linux the kernel sends SIGKILL (prctl PR_SET_PDEATHSIG); elsewhere a daemon
+    thread checks the parent's pid every WATCHDOG_INTERVAL seconds. Without it a killed job
+    leaves its workers (and so the resource tracker, which waits for them) running forever.
+    Nothing to do when called in the driver itself (an in-process stand-in for a pool)."""
+    if parent == os.getpid():
+        return
+    if use_prctl and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    else:
+        armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_INTERVAL)
+    os._exit(1)  # no cleanup: the driver is gone, the next run removes the temporaries
 
 
 def _pool_build(job: Any) -> Any:
@@ -278,7 +321,7 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
         max_workers=n,
         mp_context=ctx,
         initializer=_pool_init,
-        initargs=(task, q, threads),
+        initargs=(task, q, threads, os.getpid()),
     ) as pool:
         # a few shards ahead of the workers: the driver may make each job from the ones before
         taken = again + list(itertools.islice(jobs, max(0, 2 * n - len(again))))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -75,3 +76,35 @@ def write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def prepare_output_folder(path: str | Path, option: str = "--out") -> Path:
+    """Create output folder `path` (and its parents) and check that files can be written in it;
+    a UserError naming `option` and the path if not (a file in the way, a read-only mount)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{option} {path}: cannot create the folder (a file of that name exists)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-probe.", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise UserError(f"{option} {path}: {describe_os_error(err, path)}") from None
+    return path
+
+
+def describe_os_error(err: OSError, path: str | Path | None = None) -> str:
+    """Why writing at `path` failed, in a few words: 'cannot create the folder (Read-only file
+    system)', 'cannot write /a/b (Permission denied)', 'a/b is a file, not a folder'."""
+    reason = err.strerror or str(err)
+    where = err.filename
+    if where is not None and Path(where) != Path(path or ""):
+        if err.errno == errno.EEXIST or err.errno == errno.ENOTDIR:
+            return f"{where} is a file, not a folder"
+        return f"cannot write {where} ({reason})"
+    if err.errno == errno.EEXIST:
+        return "cannot create the folder (a file of that name exists)"
+    if err.errno == errno.ENOTDIR:
+        return "cannot create the folder (a part of the path is a file)"
+    return f"cannot create the folder ({reason})"

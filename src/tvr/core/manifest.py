@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.core.jsonl import write_json
+from tvr.core.jsonl import prepare_output_folder, write_json
 
 CONFIG_FILE = "config.json"
 
@@ -62,9 +62,8 @@ def check_same_config(
 
 def save_config(out: Path, config: dict[str, Any]) -> None:
     """Create folder `out` and write OUT/config.json unless it is there already (checked by
-    `check_same_config` first)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    `check_same_config` first); a UserError naming --out if the folder cannot be written."""
+    out = prepare_output_folder(out)
     cfg_path = out / CONFIG_FILE
     if not cfg_path.exists():
         write_json(cfg_path, config)

@@ -32,9 +32,12 @@ def test_round_trip_keeps_content_and_pixels(tmp_path, capsys, setting):
                  "--small-size", "48x36", "--shard-size", "3", "--quiet"]) == 0  # fmt: skip
     rel = tmp_path / "release"
     assert main(["convert", "--to-release", str(src), "--split", "test", "--out", str(rel)]) == 0
-    names = sorted(p.name for p in rel.glob("*.png"))
+    assert not list(rel.glob("*.png"))  # the images go to image/, as the original code reads them
+    names = sorted(p.name for p in (rel / "image").glob("*.png"))
     assert len(names) == 20 and "img_000004-fin.R.png" in names and "img_000000-init.C.png" in names
-    assert [s.id for s in read_release(rel / "data.jsonl")] == [f"img_{i:06d}" for i in range(5)]
+    test = open_dataset(src).split("test")
+    ids = [test.sample(i).id for i in range(5)]
+    assert [s.id for s in read_release(rel / "data.jsonl")] == ids  # the ids come back
     back = tmp_path / "back"
     assert main(["convert", "--from-release", str(rel), "--out", str(back), "--split", "test",
                  "--setting", setting, "--shard-size", "2", "--small-size", "48x36"]) == 0  # fmt: skip
@@ -43,6 +46,10 @@ def test_round_trip_keeps_content_and_pixels(tmp_path, capsys, setting):
     open_dataset(back).verify()
     for i in range(5):
         assert _content(a.sample(i)) == _content(b.sample(i))
+        x, y = a.sample(i), b.sample(i)
+        assert (x.id, x.seed, x.shard, x.index, x.order_sensitive) == (
+            y.id, y.seed, y.shard, y.index, y.order_sensitive
+        )
         if setting == "view":
             assert b.sample(i).extra["view"] in ("L", "C", "R")
         for stage, view in IMAGE_SLOTS:
@@ -62,7 +69,7 @@ def test_import_names_a_missing_image(tmp_path):
     from tvr.trance.dataset.release_images import export_release
 
     export_release(open_dataset(src).split("train"), rel)
-    (rel / "img_000000-fin.L.png").unlink()
+    (rel / "image" / "img_000000-fin.L.png").unlink()
     with pytest.raises(InputError, match=r"data.jsonl, line 1.*img_000000-fin.L.png not found"):
         import_release(rel, tmp_path / "x", small_size=(32, 32))
     with pytest.raises(UserError, match=r"no data\.jsonl"):

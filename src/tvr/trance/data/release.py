@@ -96,19 +96,53 @@ def sample_from_release(path: Path, lineno: int, d: Any) -> Sample:
     cams = d.get("cameras", {})
     lamps = d.get("lamps", {})
     idx = int(d["idx"])
-    return Sample(
-        id=f"img_{idx:06d}",
+    kept = _tvr_fields(path, lineno, d)
+    sample = Sample(
+        id=kept.get("id", f"img_{idx:06d}"),
         objects=objects,
         steps=steps,
         cameras={k: list(cams[v]) for k, v in RELEASE_CAMERAS.items() if v in cams},
         lights={k: list(lamps[v]) for k, v in RELEASE_LAMPS.items() if v in lamps},
-        index=idx,
+        seed=kept.get("seed"),
+        shard=kept.get("shard"),
+        index=kept.get("index", idx),
+        order_sensitive=kept.get("order_sensitive"),
         final=final,
     )
+    if d.get("view") in VIEWS:  # View samples carry their final view
+        sample.extra["view"] = d["view"]
+    return sample
+
+
+#: what a release line keeps of a tvr sample beyond the release's own fields: line key -> (sample
+#: field, the JSON types it may have); written by `sample_to_release`, read by `sample_from_release`
+TVR_FIELDS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "tvr_id": ("id", (str,)),
+    "tvr_seed": ("seed", (int,)),
+    "tvr_shard": ("shard", (int,)),
+    "tvr_index": ("index", (int,)),
+    "tvr_order_sensitive": ("order_sensitive", (bool,)),
+}
+
+
+def _tvr_fields(path: Path, lineno: int, d: dict[str, Any]) -> dict[str, Any]:
+    """The sample fields a line written by tvr keeps (`TVR_FIELDS`), checked."""
+    out = {}
+    for key, (name, types) in TVR_FIELDS.items():
+        if d.get(key) is None:
+            continue
+        value = d[key]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            kind = " or ".join(t.__name__ for t in types)
+            raise InputError(path, lineno, key, f"expected {kind}, got {value!r}")
+        out[name] = value
+    return out
 
 
 def read_release(path: str | Path) -> list[Sample]:
-    """All samples of a release `data.jsonl`; ids become `img_{idx:06d}` like its image names."""
+    """All samples of a release `data.jsonl`; a line written by tvr gets back its id, seed, shard,
+    index and order-sensitive flag (`TVR_FIELDS`), other ids become `img_{idx:06d}` like their
+    image names."""
     path = Path(path)
     return [sample_from_release(path, lineno, d) for lineno, d in iter_jsonl(path)]
 
@@ -149,7 +183,7 @@ def sample_to_release(sample: Sample, idx: int) -> dict[str, Any]:
         else:
             t = {"obj_idx": s.obj, "attr": attr, "val": rest}
         transformations.append(t)
-    return {
+    line: dict[str, Any] = {
         "idx": idx,
         "states": [
             {
@@ -164,5 +198,10 @@ def sample_to_release(sample: Sample, idx: int) -> dict[str, Any]:
         "transformations": transformations,
         "cameras": {RELEASE_CAMERAS[k]: v for k, v in sample.cameras.items()},
         "lamps": {RELEASE_LAMPS[k]: v for k, v in sample.lights.items()},
-        "tvr_id": sample.id,
     }
+    for key, (name, _) in TVR_FIELDS.items():  # what the release has no field for
+        if getattr(sample, name) is not None:
+            line[key] = getattr(sample, name)
+    if "view" in sample.extra:
+        line["view"] = sample.extra["view"]
+    return line

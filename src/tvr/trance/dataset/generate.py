@@ -57,13 +57,13 @@ from tvr.trance.dataset.store import (
     shard_name,
     shards_dir,
 )
-from tvr.trance.render.scene import sample_views
 from tvr.trance.eval.references import write_reference_cache
+from tvr.trance.render.scene import sample_views
 from tvr.trance.sampling.sampler import (
     ShardChain,
     ShardSampler,
     chain_shards,
-    with_legacy_balance_scope,
+    with_legacy_options,
 )
 from tvr.trance.world.vocab import IMAGE_SLOTS, VIEWS
 
@@ -369,7 +369,7 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
 def check_same_config(config: DatasetConfig, out: Path) -> None:
     """UserError if `out` holds a dataset of another config (naming the differing options)."""
     check_saved_config(
-        out, config.to_dict(), what="a dataset", legacy=with_legacy_balance_scope
+        out, config.to_dict(), what="a dataset", legacy=with_legacy_options
     )
 
 

@@ -1,9 +1,11 @@
 """The public release's layout with images: export a store split to it, import it into a store.
 
-A release folder holds `data.jsonl` (one sample a line, `tvr.trance.data.release`) and the images `img_{idx:06d}-init.C.png`, `-fin.L.png`, `-fin.C.png`, `-fin.R.png`
-(an `images/` or `image/` subfolder is accepted too on import). Export copies the PNG bytes;
-import keeps them as they are and makes the small training copy from the decoded pixels, so a
-round trip keeps the symbolic content and every pixel. View samples carry their view as an extra `"view"` field.
+A release folder holds `data.jsonl` (one sample a line, `tvr.trance.data.release`) and, in its
+`image/` subfolder as the original preprocessing expects, the images `img_{idx:06d}-init.C.png`,
+`-fin.L.png`, `-fin.C.png`, `-fin.R.png` (on import they are also found beside data.jsonl or in
+`images/`). Export copies the PNG bytes; import keeps them as they are and makes the small
+training copy from the decoded pixels, so a round trip keeps the symbolic content, the sample ids
+and every pixel. View samples carry their view as an extra `"view"` field.
 """
 
 from __future__ import annotations
@@ -21,31 +23,33 @@ from tvr.trance.data.release import RELEASE_CAMERAS, sample_from_release, sample
 from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.dataset.config import DatasetConfig
 from tvr.trance.dataset.store import MANIFEST_FILE, SplitStore, TranceDataset, shard_name
-from tvr.trance.world.vocab import IMAGE_SLOTS, VIEWS
+from tvr.trance.world.vocab import IMAGE_SLOTS
 
 
 def export_release(split: SplitStore, out: str | Path, start_idx: int = 0) -> Path:
     """Write split `split` of a store as a release folder `out` (idx = start_idx + position);
     data.jsonl is written last. Returns its path."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    (out / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
     records = []
     for i in range(len(split)):
         sample = split.sample(i)
         idx = start_idx + i
-        rec = sample_to_release(sample, idx)
-        if "view" in sample.extra:
-            rec["view"] = sample.extra["view"]
-        records.append(rec)
+        records.append(sample_to_release(sample, idx))
         rid = f"img_{idx:06d}"
         for stage, view in IMAGE_SLOTS:
-            shutil.copyfile(split.image_path(i, stage, view), out / image_name(rid, stage, view))
+            dest = out / IMAGE_DIR / image_name(rid, stage, view)
+            shutil.copyfile(split.image_path(i, stage, view), dest)
     write_jsonl(out / "data.jsonl", records)
     return out / "data.jsonl"
 
 
+#: the release folder's image subfolder (where the original preprocessing reads them)
+IMAGE_DIR = "image"
+
+
 def _image_file(folder: Path, name: str) -> Path | None:
-    for cand in (folder / name, folder / "images" / name, folder / "image" / name):
+    for cand in (folder / IMAGE_DIR / name, folder / name, folder / "images" / name):
         if cand.is_file():
             return cand
     return None
@@ -61,8 +65,6 @@ def read_release_folder(folder: str | Path) -> list[tuple[Sample, list[Path]]]:
     out = []
     for lineno, rec in iter_jsonl(data):
         sample = sample_from_release(data, lineno, rec)
-        if rec.get("view") in VIEWS:
-            sample.extra["view"] = rec["view"]
         states = rec["states"]
         names = []
         for stage, view in IMAGE_SLOTS:

@@ -41,7 +41,7 @@ from tvr.trance.sampling.sampler import (
     ShardSampler,
     chain_shards,
     check_balance_scope,
-    with_legacy_balance_scope,
+    with_legacy_options,
 )
 from tvr.trance.sampling.stats import balance_stats
 from tvr.trance.world.vocab import SETTINGS
@@ -200,7 +200,7 @@ def generate(
     """Make (or finish) the sample set of `config` in folder `out`; returns samples.jsonl."""
     config.validate()
     out = Path(out)
-    check_same_config(out, config.to_dict(), legacy=with_legacy_balance_scope, name_options=False)
+    check_same_config(out, config.to_dict(), legacy=with_legacy_options, name_options=False)
     task = SampleTask(config, out)
     todo = pending(task)
     bar = tqdm(total=config.num, disable=not progress, unit="sample", desc="sampling")

@@ -16,7 +16,9 @@ Rules checked while sampling (every check calls `tvr.trance.world.simulator`):
   B1  an object occluded in the initial centre view is never transformed;
   B2  an object already transformed is never moved out afterwards;
   B3  every transformed object is visible (not occluded) in each of the three final views;
-  and no step leaves the plane or sets the value an attribute already has.
+  and no step leaves the plane or sets the value an attribute already has;
+  C   no step brings an attribute back to its initial value (`forbid_undone`), so no reference
+      leaves a transformed attribute as it started and the empty answer is never right.
 B1 and B3 call a pluggable occlusion check (default: `tvr.trance.world.occlusion.fast_visible_pixel_counts`).
 """
 
@@ -68,6 +70,10 @@ class SamplerConfig:
     max_move_type_tries: int = len(vocab.MOVE_TYPES) // 2 + 1
     placement_tries: int = 200
     max_attempts: int = 10_000
+    #: no reference may leave a transformed attribute as it started (right.2 then left.2;
+    #: cylinder -> sphere -> cylinder): such a step is refused while sampling. Data made before
+    #: the option had none of this check (a saved config without the field: False).
+    forbid_undone: bool = True
 
     def validate(self) -> SamplerConfig:
         if not 1 <= self.min_visible <= self.max_visible <= vocab.NUM_OBJECTS:
@@ -114,6 +120,7 @@ def sample_id(seed: int, shard: int, index: int) -> str:
 class _Attempt:
     """Mutable state of one sampling attempt."""
 
+    initial: np.ndarray
     state: np.ndarray
     rotations: np.ndarray
     cameras: dict[str, list[float]]
@@ -186,7 +193,7 @@ class ShardSampler:
         if cfg.occlusion and visible_now:
             counts_c = self.check(state, rotations, tuple(cameras["C"]), sorted(visible_now))
             occluded = {i for i in visible_now if counts_c[i] < cfg.occlusion_threshold}
-        att = _Attempt(state, rotations, cameras, occluded, visible_now)
+        att = _Attempt(state.copy(), state, rotations, cameras, occluded, visible_now)
 
         step_allowed = np.zeros(vocab.MAX_STEPS + 1, dtype=bool)
         step_allowed[cfg.min_steps : cfg.max_steps + 1] = True
@@ -348,6 +355,8 @@ class ShardSampler:
         new, result = world.apply_step(att.state, obj, value)
         if result.noop or result.off_plane or result.overlap:
             return None
+        if self.config.forbid_undone and world.attribute_unchanged(att.initial, new, obj, value):
+            return None  # rule C: the step would undo what earlier steps did to this attribute
         options: tuple[int, ...] = ()
         if move_type is not None:
             new_area = int(world.area(new[obj, COL_X], new[obj, COL_Y]))
@@ -401,12 +410,16 @@ def check_balance_scope(scope: str, option: str = "balance_scope") -> str:
     return scope
 
 
-def with_legacy_balance_scope(saved: Any) -> Any:
-    """A saved config.json's options, with the balance scope of data made before the option
-    (`LEGACY_BALANCE_SCOPE`) where it names none."""
-    if isinstance(saved, dict) and "balance_scope" not in saved:
-        return {**saved, "balance_scope": LEGACY_BALANCE_SCOPE}
-    return saved
+def with_legacy_options(saved: Any) -> Any:
+    """A saved config.json's options, with the values of data made before an option existed where
+    it names none: the balance scope `LEGACY_BALANCE_SCOPE`, and no `forbid_undone` check."""
+    if not isinstance(saved, dict):
+        return saved
+    out = dict(saved)
+    out.setdefault("balance_scope", LEGACY_BALANCE_SCOPE)
+    if isinstance(out.get("sampler"), dict) and "forbid_undone" not in out["sampler"]:
+        out["sampler"] = {**out["sampler"], "forbid_undone": False}
+    return out
 
 
 class ShardChain:
