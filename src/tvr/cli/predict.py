@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli.train import DATA_SOURCES, one_line_errors
 from tvr.core.errors import UserError
 
 
@@ -15,12 +16,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Decode greedily with a checkpoint written by `tvr train` and write one JSON "
         'line per sample: {"id", "steps": [{"obj", "value"}]} (View adds "view").',
     )
+    one_line_errors(p)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--run", type=Path, help="run folder of `tvr train` (its best checkpoint)")
     src.add_argument("--checkpoint", type=Path, help="a checkpoint file")
     p.add_argument("--split", help="split to predict (default: the run's predict_split, else val)")
-    p.add_argument("--data", help="dataset source, to predict other data than the run's")
-    p.add_argument("--data-root", help="where that source reads from")
+    p.add_argument(
+        "--data",
+        metavar="SOURCE",
+        help="to predict other data than the run's: "
+        + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items()),
+    )
+    p.add_argument("--data-root", help="the dataset folder to predict (the trance source)")
     p.add_argument("--out", type=Path, help="output file (default RUN/predictions.jsonl)")
     p.set_defaults(func=run)
 
@@ -32,18 +39,25 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             f"prediction needs the train extra (pip install 'tvr[train]'): {err}"
         ) from None
+    from tvr.trance.train.config import TrainConfig
+
     ckpt = args.checkpoint or args.run / "checkpoints" / "best.ckpt"
     if not Path(ckpt).is_file():
         raise UserError(f"{ckpt}: no such checkpoint")
     out = args.out or (args.run / "predictions.jsonl" if args.run else Path("predictions.jsonl"))
+    if out.is_dir():
+        raise UserError(f"--out {out} is a folder; give a file name")
     _, config = load_model(ckpt)
-    if args.data:
-        config.data = args.data
-    if args.data_root:
-        config.data_root = args.data_root
+    if args.data or args.data_root:
+        # other data: the source follows --data-root as in `tvr train`
+        changed = {"data": args.data, "data_root": args.data_root}
+        try:
+            config = TrainConfig.from_dict({**config.to_dict(), **changed})
+        except ValueError as err:
+            raise UserError(str(err)) from None
     try:
         path = write_predictions(ckpt, out, args.split, config)
     except ValueError as err:
-        raise UserError(str(err)) from None
+        raise UserError(" ".join(str(err).split())) from None
     print(f"wrote {path}")
     return 0

@@ -33,13 +33,15 @@ def overfit(
     every: int = 25,
     lr: float = 1e-3,
     cpu_bf16: bool = False,
+    **forms: str,
 ):
     """Train `name` on one batch of 8 until greedy decoding scores Acc 1.0 through the
     simulator; returns (steps taken, final Acc). `cpu_bf16`: train and decode under CPU bf16
-    autocast with NHWC convolutions (`precision="bf16-mixed", channels_last=True`)."""
+    autocast with NHWC convolutions (`precision="bf16-mixed", channels_last=True`). `forms`:
+    `decoder_form`, `duda_form` of build_model (default: the original's)."""
     torch.manual_seed(0)
     batch = tiny_batch(8, setting)
-    model = build_model(name, setting, TINY)
+    model = build_model(name, setting, TINY, **forms)
     if cpu_bf16:
         fast = TrainConfig(model=name, setting=setting, channels_last=True)
         model = model_layout(fast, model)

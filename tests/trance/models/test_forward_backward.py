@@ -27,11 +27,18 @@ def _check_grads(model):
     assert any(g.abs().sum() > 0 for g in grads)
 
 
-@pytest.mark.parametrize("name", ALL_MODELS)
-def test_sequence_model(name, event_batch):
+TVR_FORMS = {"decoder_form": "tvr", "duda_form": "tvr"}
+#: every model in the default (original) forms, and those that have a tvr form in it
+CASES = [(name, "original") for name in ALL_MODELS] + [
+    (name, "tvr") for name in ALL_MODELS if name.endswith("-t") or name.startswith("duda")
+]
+
+
+@pytest.mark.parametrize(("name", "form"), CASES)
+def test_sequence_model(name, form, event_batch):
     torch.manual_seed(0)
     b = event_batch
-    model = build_model(name, "event", TINY)
+    model = build_model(name, "event", TINY, **(TVR_FORMS if form == "tvr" else {}))
     obj_logits, value_logits = model(
         b["init_image"], b["final_image"], b["objects"], b["obj_target"], b["value_target"]
     )
@@ -57,11 +64,15 @@ def test_sequence_model(name, event_batch):
             assert (d.objs[ended] == OBJ_END).all() and (d.values[ended] == VALUE_END).all()
 
 
-@pytest.mark.parametrize("name", ["cnn--g", "cnn+-g", "resnet--g", "resnet+-g", "bcnn-g", "duda-g"])
-def test_basic_model(name, basic_batch):
+@pytest.mark.parametrize(
+    ("name", "form"),
+    [(n, "original") for n in ("cnn--g", "cnn+-g", "resnet--g", "resnet+-g", "bcnn-g", "duda-g")]
+    + [("duda-g", "tvr")],
+)
+def test_basic_model(name, form, basic_batch):
     torch.manual_seed(0)
     b = basic_batch
-    model = build_model(name, "basic", TINY)
+    model = build_model(name, "basic", TINY, **(TVR_FORMS if form == "tvr" else {}))
     obj_logits, value_logits = model(
         b["init_image"], b["final_image"], b["objects"], b["obj_target"], b["value_target"]
     )
@@ -79,9 +90,9 @@ def test_basic_model(name, basic_batch):
 def test_teacher_forcing_feeds_reference_steps_causally(event_batch):
     """Changing a later reference step changes no score at or before it (causality)."""
     b = event_batch
-    for name in ("cnn+-g", "cnn+-t"):
+    for name, forms in (("cnn+-g", {}), ("cnn+-t", {}), ("cnn+-t", TVR_FORMS)):
         torch.manual_seed(0)
-        model = build_model(name, "event", TINY).eval()
+        model = build_model(name, "event", TINY, **forms).eval()
         args = (b["init_image"], b["final_image"], b["objects"])
         with torch.no_grad():
             o1, v1 = model(*args, b["obj_target"], b["value_target"])

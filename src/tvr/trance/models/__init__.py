@@ -3,8 +3,11 @@
 `build_model(name, setting)` is the way in; see `tvr.trance.models.registry` for the names.
 """
 
+from tvr.trance.models.decoders import DECODER_FORMS
+from tvr.trance.models.encoders import DUDA_FORMS
 from tvr.trance.models.registry import (
     ALL_MODELS,
+    LEGACY_FORMS,
     PAPER_MODELS,
     build_model,
     count_parameters,
@@ -15,7 +18,10 @@ from tvr.trance.world.vocab import SETTINGS
 
 __all__ = [
     "ALL_MODELS",
+    "DECODER_FORMS",
+    "DUDA_FORMS",
     "IGNORE",
+    "LEGACY_FORMS",
     "OBJ_END",
     "PAPER_MODELS",
     "SETTINGS",

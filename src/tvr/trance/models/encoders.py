@@ -11,8 +11,12 @@ the CNN, whose flattened map is the feature; the others pool.
 - "-" fusion feeds `init - final` (3 channels); "+" concatenates the two images (6 channels).
 - BCNN: vgg11_bn convolutional features (without the last max pool) of each image, bilinear
   pooling across the two images (C x C), signed square root and L2 normalisation.
-- DUDA: one resnet18 trunk shared by both images, difference attention on the feature maps
-  (the two attended maps and their difference, 3 x 512 channels), then global average pooling.
+- DUDA: one resnet18 trunk shared by both images, difference attention (two 3x3 convolutions
+  from 2 x 512 to 512 channels, then a sigmoid), the two attended features and their difference
+  (3 x 512). Form "original" (the public release's, the paper's model): the attention runs on
+  the globally pooled 1x1 features, with no activation between its convolutions (on a 1x1 map
+  only their centre taps see data). Form "tvr" (tvr's first one): it runs on the 4x5 feature
+  maps with a ReLU between the convolutions, and the attended maps are pooled afterwards.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from torch import nn
 from torchvision import models as tvm
 
 FUSIONS = ("sub", "cat")
+#: forms of the DUDA encoder; the first is the default of new models
+DUDA_FORMS = ("original", "tvr")
 
 
 def _fuse(init: torch.Tensor, final: torch.Tensor, fusion: str) -> torch.Tensor:
@@ -125,15 +131,22 @@ class BCNNEncoder(nn.Module):
 
 
 class DUDAEncoder(nn.Module):
-    """Dual dynamic attention (DUDA) on a shared resnet18: attended maps and their difference."""
+    """Dual dynamic attention (DUDA) on a shared resnet18: attended features and their difference.
 
-    def __init__(self) -> None:
+    The two forms have different state-dict keys (attention.1 is the second convolution in
+    "original", the ReLU in "tvr"), so a checkpoint never loads silently into the other form."""
+
+    def __init__(self, form: str = DUDA_FORMS[0]) -> None:
         super().__init__()
+        if form not in DUDA_FORMS:
+            raise ValueError(f"unknown DUDA form {form!r}: expected one of {DUDA_FORMS}")
+        self.form = form
         self.trunk = _resnet18_trunk(3)
         c = 512
+        between = [] if form == "original" else [nn.ReLU(inplace=True)]
         self.attention = nn.Sequential(
             nn.Conv2d(2 * c, c, 3, padding=1),
-            nn.ReLU(inplace=True),
+            *between,
             nn.Conv2d(c, c, 3, padding=1),
             nn.Sigmoid(),
         )
@@ -141,6 +154,8 @@ class DUDAEncoder(nn.Module):
 
     def forward(self, init: torch.Tensor, final: torch.Tensor) -> torch.Tensor:
         both = self.trunk(torch.cat([init, final], dim=0))
+        if self.form == "original":
+            both = both.mean(dim=(2, 3), keepdim=True)  # (2B, 512, 1, 1)
         x_init, x_final = both.chunk(2, dim=0)
         diff = x_final - x_init
         a_init = self.attention(torch.cat([x_init, diff], dim=1))
@@ -166,8 +181,13 @@ def _probe(encoder: nn.Module, image_size: tuple[int, int]) -> int:
 ENCODERS = ("cnn-sub", "cnn-cat", "resnet-sub", "resnet-cat", "bcnn", "duda")
 
 
-def build_encoder(kind: str, image_size: tuple[int, int]) -> nn.Module:
-    """An encoder by kind (one of ENCODERS); the result has `out_features`."""
+def build_encoder(
+    kind: str, image_size: tuple[int, int], duda_form: str = DUDA_FORMS[0]
+) -> nn.Module:
+    """An encoder by kind (one of ENCODERS); the result has `out_features`. `duda_form` picks
+    the form of DUDA (one of DUDA_FORMS) and is checked for every kind."""
+    if duda_form not in DUDA_FORMS:
+        raise ValueError(f"unknown DUDA form {duda_form!r}: expected one of {DUDA_FORMS}")
     if kind in ("cnn-sub", "cnn-cat"):
         return CNNEncoder(kind.split("-")[1], image_size)
     if kind in ("resnet-sub", "resnet-cat"):
@@ -175,5 +195,5 @@ def build_encoder(kind: str, image_size: tuple[int, int]) -> nn.Module:
     if kind == "bcnn":
         return BCNNEncoder()
     if kind == "duda":
-        return DUDAEncoder()
+        return DUDAEncoder(duda_form)
     raise ValueError(f"unknown encoder {kind!r}: expected one of {ENCODERS}")

@@ -6,6 +6,11 @@ images), `cnn+` (concatenation), `resnet-`, `resnet+`, `bcnn`, `duda`; decoders 
 spelled-out forms `cnn-sub-g`, `resnet-cat-t`. The eight models of Table 9 are `PAPER_MODELS`;
 every encoder works with both decoders. In the Basic setting the decoder letter is ignored: the
 model is the single-step `BasicNet` on the same encoder.
+
+Two parts come in two forms, picked by `build_model(..., decoder_form=, duda_form=)` (saved in a
+run's config.json as `TrainConfig.decoder_form` / `duda_form`): "original", the public release's
+and the paper's model, the default; and "tvr", tvr's first version, which runs trained before the
+forms existed keep. `decoder_form` changes only the Transformer (`-t`), `duda_form` only DUDA.
 """
 
 from __future__ import annotations
@@ -14,13 +19,15 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from tvr.trance.models.decoders import DECODERS, build_decoder
-from tvr.trance.models.encoders import build_encoder
+from tvr.trance.models.decoders import DECODER_FORMS, DECODERS, build_decoder
+from tvr.trance.models.encoders import DUDA_FORMS, build_encoder
 from tvr.trance.models.trancenet import BasicNet, TranceNet
 from tvr.trance.world.vocab import SETTINGS
 
 DEFAULT_IMAGE_SIZE = (120, 160)  # height, width
 HIDDEN = 128
+#: the forms of a run configured before `decoder_form` and `duda_form` existed
+LEGACY_FORMS = {"decoder_form": "tvr", "duda_form": "tvr"}
 
 #: encoder spellings -> encoder kind of tvr.trance.models.encoders
 _ENCODER_ALIASES = {
@@ -100,17 +107,23 @@ def build_model(
     setting: str = "event",
     image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE,
     hidden: int = HIDDEN,
+    *,
+    decoder_form: str = DECODER_FORMS[0],
+    duda_form: str = DUDA_FORMS[0],
 ) -> nn.Module:
-    """The model `name` for `setting` ("basic", "event" or "view") on images of (height, width)."""
+    """The model `name` for `setting` ("basic", "event" or "view") on images of (height, width),
+    with the Transformer decoder and the DUDA encoder of the given forms (see the module)."""
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}: expected one of {SETTINGS}")
+    if decoder_form not in DECODER_FORMS:
+        raise ValueError(f"unknown decoder form {decoder_form!r}: expected one of {DECODER_FORMS}")
     spec = parse_model_name(name)
-    encoder = build_encoder(spec.encoder, tuple(image_size))
+    encoder = build_encoder(spec.encoder, tuple(image_size), duda_form=duda_form)
     if setting == "basic":
         return BasicNet(encoder, hidden)
 
     def factory(input_dim: int, h: int) -> nn.Module:
-        return build_decoder(spec.decoder, input_dim, h)
+        return build_decoder(spec.decoder, input_dim, h, form=decoder_form)
 
     return TranceNet(encoder, factory, hidden)
 

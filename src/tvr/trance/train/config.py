@@ -4,15 +4,44 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.trance.models.registry import parse_model_name
+from tvr.core.jsonl import write_json
+from tvr.trance.models.registry import (
+    DECODER_FORMS,
+    DUDA_FORMS,
+    LEGACY_FORMS,
+    parse_model_name,
+)
 from tvr.trance.world.vocab import SETTINGS
 
 RL_VARIANTS = ("reinforce", "paper")
 RL_BASELINES = ("mean", "greedy", "none")
+#: fields a run may change when it resumes: how long and at which lr it trains, on what hardware,
+#: how it logs and where it is named from. Any other difference makes it another run.
+RESUMABLE_FIELDS = frozenset(
+    {
+        "epochs",
+        "max_minutes",
+        "lr",
+        "lr_drop_epoch",
+        "lr_drop_factor",
+        "num_workers",
+        "accelerator",
+        "devices",
+        "precision",
+        "channels_last",
+        "output_dir",
+        "run_name",
+        "resume",
+        "predict_split",
+        "log_every_n_steps",
+    }
+)
+_PATH_FIELDS = ("data_root", "init_checkpoint")
 
 
 @dataclass
@@ -20,9 +49,15 @@ class TrainConfig:
     """Everything a run depends on. Defaults are the papers' (appendix B.1)."""
 
     model: str = "resnet--g"  # a name of tvr.trance.models.registry
+    # the forms of the -T decoder and of DUDA (docs/models.md): "original" is the paper's model;
+    # "tvr" is tvr's first one, which a saved config without these fields gets (from_saved)
+    decoder_form: str = "original"
+    duda_form: str = "original"
     setting: str = "event"  # basic, event or view
-    data: str = "synthetic"  # a dataset source of tvr.trance.train.data
-    data_root: str | None = None  # where the source reads from (unused by "synthetic")
+    # a dataset source of tvr.trance.train.data; None: "trance" when data_root is given, else
+    # "synthetic" (the small drawn set of the tests; `tvr train` asks for it by name)
+    data: str | None = None
+    data_root: str | None = None  # where the source reads from (none for "synthetic")
     image_size: tuple[int, int] = (120, 160)  # height, width fed to the model
     synthetic_sizes: dict[str, int] = field(
         default_factory=lambda: {"train": 256, "val": 64, "test": 64}
@@ -47,10 +82,10 @@ class TrainConfig:
     # the current weights (0: off, the papers' recipe; tvr.training.precise_bn says why)
     precise_bn_batches: int = 0
     output_dir: str = "runs"
-    run_name: str | None = None  # default: {setting}-{model}
+    run_name: str | None = None  # default: {setting}-{model}; REINFORCE: see default_run_name
     resume: bool = True  # resume from checkpoints/last.ckpt when the run dir has one
     predict_split: str = "test"  # split written to predictions.jsonl (val if it is missing)
-    log_every_n_steps: int = 50
+    log_every_n_steps: int = 50  # Lightning's logging interval, in training steps
     # REINFORCE fine-tuning (Table 4): start from init_checkpoint, train on simulator rewards
     reinforce: bool = False
     reward: str = "both"  # corr, dist or both
@@ -61,7 +96,20 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         self.image_size = (int(self.image_size[0]), int(self.image_size[1]))
+        if self.data is None:
+            self.data = "trance" if self.data_root else "synthetic"
+        if self.data == "synthetic" and self.data_root:
+            raise ValueError(
+                f"the synthetic source is drawn in memory and reads no --data-root "
+                f"({self.data_root}): leave out --data synthetic to train on the dataset there"
+            )
+        if int(self.log_every_n_steps) < 1:
+            raise ValueError(f"log_every_n_steps must be 1 or more, not {self.log_every_n_steps}")
         parse_model_name(self.model)  # ValueError listing the known names
+        if self.decoder_form not in DECODER_FORMS:
+            raise ValueError(f"unknown decoder_form {self.decoder_form!r}: one of {DECODER_FORMS}")
+        if self.duda_form not in DUDA_FORMS:
+            raise ValueError(f"unknown duda_form {self.duda_form!r}: one of {DUDA_FORMS}")
         if self.setting not in SETTINGS:
             raise ValueError(f"unknown setting {self.setting!r}")
         if self.rl_variant not in RL_VARIANTS:
@@ -81,7 +129,36 @@ class TrainConfig:
 
     @property
     def run_dir(self) -> Path:
-        return Path(self.output_dir) / (self.run_name or f"{self.setting}-{self.model}")
+        return Path(self.output_dir) / (self.run_name or self.default_run_name())
+
+    def default_run_name(self) -> str:
+        """`{setting}-{model}`; a REINFORCE fine-tune gets `{base}-reinforce-{reward}` (with
+        `-paper` before the reward for that variant), where `base` is the name of the run whose
+        checkpoint it starts from (`.../<base>/checkpoints/x.ckpt`), else `{setting}-{model}`: a
+        fine-tune never takes the folder of the run it starts from."""
+        name = f"{self.setting}-{self.model}"
+        if not self.reinforce:
+            return name
+        ckpt = Path(self.init_checkpoint) if self.init_checkpoint else None
+        if ckpt is not None and ckpt.parent.name == "checkpoints" and ckpt.parent.parent.name:
+            name = ckpt.parent.parent.name
+        variant = "reinforce" if self.rl_variant == "reinforce" else f"reinforce-{self.rl_variant}"
+        return f"{name}-{variant}-{self.reward}"
+
+    def differences(self, other: TrainConfig) -> list[str]:
+        """`field (here X, there Y)` for each field outside RESUMABLE_FIELDS in which `other`
+        differs: empty when `other` is the same run (and may resume it)."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        out = []
+        for name in mine:
+            if name in RESUMABLE_FIELDS:
+                continue
+            a, b = mine[name], theirs[name]
+            if name in _PATH_FIELDS and a is not None and b is not None:
+                a, b = os.path.normpath(a), os.path.normpath(b)
+            if a != b:
+                out.append(f"{name} ({mine[name]!r} there, {theirs[name]!r} here)")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -96,9 +173,15 @@ class TrainConfig:
             raise ValueError(f"unknown config keys: {sorted(unknown)}")
         return cls(**d)
 
+    @classmethod
+    def from_saved(cls, d: dict[str, Any]) -> TrainConfig:
+        """A config as a run saved it (config.json, a checkpoint): the model forms it lacks are
+        the ones it was trained with, those of before the forms existed."""
+        return cls.from_dict({**LEGACY_FORMS, **d})
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> TrainConfig:
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        return cls.from_saved(json.loads(Path(path).read_text()))

@@ -2,8 +2,9 @@
 
 A source is a function `(config, split) -> Dataset | None` (None: the split does not exist);
 its items are dicts as made by `tvr.trance.train.batch.make_example`, batched by
-`tvr.trance.train.batch.collate`. "synthetic" is built in; "trance" reads a `tvr generate` folder
-(`data_root`) through `tvr.trance.train.torch_data`.
+`tvr.trance.train.batch.collate`. "trance" reads a `tvr generate` folder (`data_root`) through
+`tvr.trance.train.torch_data`, and is a config's source whenever it has a `data_root`;
+"synthetic" draws the small set of the tests (`tvr.trance.train.synthetic`).
 """
 
 from __future__ import annotations

@@ -105,7 +105,13 @@ class TranceModule(L.LightningModule):
         self.config = TrainConfig.from_dict(config)
         self.model = model_layout(
             self.config,
-            build_model(self.config.model, self.config.setting, self.config.image_size),
+            build_model(
+                self.config.model,
+                self.config.setting,
+                self.config.image_size,
+                decoder_form=self.config.decoder_form,
+                duda_form=self.config.duda_form,
+            ),
         )
         names = BASIC_METRICS if self.config.setting == "basic" else EVENT_METRICS
         self.val_metrics = torch.nn.ModuleDict({n: MeanMetric() for n in names})

@@ -6,15 +6,16 @@ plus "view": "L" | "C" | "R" in the View setting. Steps are greedy decodings; Ba
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
+from tvr.core.jsonl import write_jsonl
 from tvr.trance.models import build_model
 from tvr.trance.train.batch import Batch, images_to_float, to_device
+from tvr.trance.train.checkpoint import checkpoint_config, model_state, read_checkpoint
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.data import make_dataset
 from tvr.trance.train.module import image_layout, make_loader, model_layout
@@ -35,13 +36,18 @@ def records(batch: Batch, steps: list[list[tuple[int, int]]], setting: str) -> l
 
 
 def load_model(checkpoint: str | Path, map_location: str = "cpu") -> tuple[nn.Module, TrainConfig]:
-    """The model and config of a training checkpoint (a file this project wrote)."""
-    ckpt = torch.load(checkpoint, map_location=map_location, weights_only=False)
-    config = TrainConfig.from_dict(ckpt["hyper_parameters"]["config"])
-    model = build_model(config.model, config.setting, config.image_size)
-    state = {k[len("model.") :]: v for k, v in ckpt["state_dict"].items() if k.startswith("model.")}
-    model.load_state_dict(state)
-    return model, config
+    """The model and config of a training checkpoint (UserError if it is none of ours)."""
+    ckpt = read_checkpoint(checkpoint)
+    config = checkpoint_config(ckpt, checkpoint)
+    model = build_model(
+        config.model,
+        config.setting,
+        config.image_size,
+        decoder_form=config.decoder_form,
+        duda_form=config.duda_form,
+    )
+    model.load_state_dict(model_state(ckpt))
+    return model.to(map_location), config
 
 
 def inference_autocast(config: TrainConfig, device: str) -> torch.autocast:
@@ -93,7 +99,5 @@ def write_predictions(
     if dataset is None:
         raise ValueError(f"no split {splits} in dataset source {config.data!r}")
     out_path = Path(out_path)
-    with out_path.open("w") as f:
-        for rec in predict_records(model, config, dataset):
-            f.write(json.dumps(rec) + "\n")
+    write_jsonl(out_path, predict_records(model, config, dataset))  # atomically
     return out_path

@@ -4,7 +4,10 @@ A run directory holds `config.json`, `metrics.csv` (one row per epoch), `tensorb
 `checkpoints/best.ckpt` (best validation Acc) and `checkpoints/last.ckpt`, and, once training
 ends, `predictions.jsonl` of the best checkpoint in the evaluation format. Calling `train` again
 on a run directory that has a `last.ckpt` resumes from it (a killed run goes on where its last
-finished epoch left it). GPUs and mixed precision are used when present, several GPUs with DDP.
+finished epoch left it). A run directory belongs to one run: a config that differs from its
+config.json in more than `RESUMABLE_FIELDS` (another model, data, seed...) is refused before
+anything is written, and so is a bad data source or init checkpoint. GPUs and mixed precision
+are used when present, several GPUs with DDP.
 """
 
 from __future__ import annotations
@@ -19,11 +22,19 @@ from typing import Any
 
 import lightning as L
 import torch
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 
+from tvr.trance.train.checkpoint import (
+    check_architecture,
+    checkpoint_config,
+    model_state,
+    read_checkpoint,
+)
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.module import TranceData, TranceModule
 from tvr.trance.train.predictions import write_predictions
+from tvr.trance.train.progress import EpochLine
 
 log = logging.getLogger(__name__)
 
@@ -74,21 +85,57 @@ class EpochCSV(Callback):
             writer.writerows(rows)
 
 
-def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
-    """Train (or fine-tune with REINFORCE) as configured; returns the run directory."""
+def check_run_dir(config: TrainConfig) -> None:
+    """ValueError if `config.run_dir` holds another run: a config.json that is no training
+    config, or one that differs from `config` outside RESUMABLE_FIELDS, or checkpoints without
+    a config.json. Nothing of such a folder is ever overwritten, resumed or appended to."""
+    run_dir = config.run_dir
+    path = run_dir / "config.json"
+    if not path.exists():
+        if any((run_dir / "checkpoints").glob("*.ckpt")):
+            raise ValueError(
+                f"{run_dir} holds checkpoints but no config.json: not a run this config can "
+                "resume; give another --run-name (or remove that folder)"
+            )
+        return
+    try:
+        saved = TrainConfig.load(path)
+    except (OSError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"{path} is not the config of a training run ({err}): give another --run-name or "
+            "--output-dir"
+        ) from None
+    differ = saved.differences(config)
+    if differ:
+        raise ValueError(
+            f"{run_dir} holds another run (its config.json differs in {'; '.join(differ)}): "
+            "give another --run-name (or remove that folder to start it over)"
+        )
+
+
+def train(
+    config: TrainConfig,
+    callbacks: Sequence[Callback] = (),
+    progress_bar: bool = False,
+    epoch_lines: bool = True,
+) -> Path:
+    """Train (or fine-tune with REINFORCE) as configured; returns the run directory. Prints one
+    line per epoch (`tvr.trance.train.progress`) unless `epoch_lines` is False, and Lightning's
+    progress bar with `progress_bar`."""
     run_dir = config.run_dir
     ckpt_dir = run_dir / "checkpoints"
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    config.save(run_dir / "config.json")
-    L.seed_everything(config.seed, workers=True, verbose=False)
-
-    module = TranceModule(config.to_dict())
     last = ckpt_dir / "last.ckpt"
+    # everything that can be wrong is checked before the run folder is written
+    check_run_dir(config)
+    data = TranceData(config)
+    data.setup()
     resume_from = str(last) if config.resume and last.exists() else None
+    init_state = None
     if resume_from is None and config.init_checkpoint:
-        ckpt = torch.load(config.init_checkpoint, map_location="cpu", weights_only=False)
-        state = {k[6:]: v for k, v in ckpt["state_dict"].items() if k.startswith("model.")}
-        module.model.load_state_dict(state)
+        ckpt = read_checkpoint(config.init_checkpoint)
+        saved = checkpoint_config(ckpt, config.init_checkpoint)
+        check_architecture(config, saved, config.init_checkpoint)
+        init_state = model_state(ckpt)
 
     loggers: list[Any] = []
     if importlib.util.find_spec("tensorboard") is not None:
@@ -118,22 +165,23 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         auto_insert_metric_name=False,
         enable_version_counter=False,
     )
-    trainer = L.Trainer(
-        max_epochs=config.epochs,
-        max_time=timedelta(minutes=config.max_minutes) if config.max_minutes else None,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=resolve_precision(config),
-        logger=loggers or False,
-        callbacks=[checkpoint, last_checkpoint, EpochCSV(run_dir / "metrics.csv"), *callbacks],
-        default_root_dir=str(run_dir),
-        log_every_n_steps=config.log_every_n_steps,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        benchmark=True,  # fixed image size: let cuDNN pick its fastest kernels
-    )
-    trainer.fit(module, datamodule=TranceData(config), ckpt_path=resume_from)
+    extra: list[Callback] = [EpochLine(config.epochs)] if epoch_lines else []
+    try:
+        trainer = make_trainer(
+            config, loggers, [checkpoint, last_checkpoint, *extra, *callbacks], progress_bar
+        )
+    except MisconfigurationException as err:  # an accelerator or devices this machine lacks
+        raise ValueError(
+            f"accelerator {config.accelerator}, devices {config.devices}: {err}"
+        ) from None
+
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    config.save(run_dir / "config.json")
+    L.seed_everything(config.seed, workers=True, verbose=False)
+    module = TranceModule(config.to_dict())
+    if init_state is not None:
+        module.model.load_state_dict(init_state)
+    trainer.fit(module, datamodule=data, ckpt_path=resume_from)
     if not checkpoint.best_model_path and not last.exists():
         # stopped (max_minutes) before the first validation: predict the weights as they are
         log.warning(
@@ -144,3 +192,25 @@ def train(config: TrainConfig, callbacks: Sequence[Callback] = ()) -> Path:
         best = checkpoint.best_model_path or str(last)
         write_predictions(best, run_dir / "predictions.jsonl")
     return run_dir
+
+
+def make_trainer(
+    config: TrainConfig, loggers: list[Any], callbacks: list[Callback], progress_bar: bool
+) -> L.Trainer:
+    """The Lightning Trainer of a run (metrics.csv, checkpoints and logging as configured)."""
+    run_dir = config.run_dir
+    return L.Trainer(
+        max_epochs=config.epochs,
+        max_time=timedelta(minutes=config.max_minutes) if config.max_minutes else None,
+        accelerator=config.accelerator,
+        devices=config.devices,
+        precision=resolve_precision(config),
+        logger=loggers or False,
+        callbacks=[EpochCSV(run_dir / "metrics.csv"), *callbacks],
+        default_root_dir=str(run_dir),
+        log_every_n_steps=config.log_every_n_steps,
+        enable_progress_bar=progress_bar,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        benchmark=True,  # fixed image size: let cuDNN pick its fastest kernels
+    )

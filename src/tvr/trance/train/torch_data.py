@@ -6,8 +6,8 @@ the store keeps them: read-only views of the memory-mapped small array (no decod
 `collate` makes the one copy, into the batch) or, with `size="full"`, decoded from the PNGs;
 the 10x19 object vectors, the states, the reference steps as targets, the first step's accepted
 values (Basic: an "out" move accepts every valid option) and the view. The `trance` training source
-(`tvr.trance.train.data`) opens DIR with these classes, so `tvr train --data trance --data-root DIR`
-needs no glue. torch is imported here only, so the symbolic package does not need it.
+(`tvr.trance.train.data`) opens DIR with these classes, so `tvr train --data-root DIR` needs
+no glue. torch is imported here only, so the symbolic package does not need it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Dataset
 
+from tvr.core.errors import UserError
 from tvr.trance.dataset.store import SLOT_INDEX, SplitStore, TranceDataset, open_dataset
 from tvr.trance.train.batch import make_example
 
@@ -145,6 +146,20 @@ def store_dataset(
     return DATASETS[setting](ds.split(split), size)
 
 
+def check_data_root(root: str | Path, setting: str) -> None:
+    """UserError for a data root that is no dataset store: a missing folder, or a folder of the
+    public release's layout (data.jsonl and PNGs), which `tvr convert` imports into a store."""
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError(f"{root}: no such dataset folder (make one with `tvr generate`)")
+    if (root / "data.jsonl").is_file() and not (root / "config.json").is_file():
+        raise UserError(
+            f"{root} is a folder of the public release's layout: import it into a dataset store "
+            f"first, `tvr convert --from-release {root} --out DIR --split train --setting "
+            f"{setting}` (once per split), then train with --data-root DIR"
+        )
+
+
 @lru_cache(maxsize=4)
 def _opened(root: str) -> TranceDataset:
     """A store opened (and checked) once per process, for the train and val splits alike."""
@@ -156,6 +171,7 @@ def training_source(config: Any, split: str) -> TranceStoreDataset | None:
     size of `config.image_size` (the store's small or full size); None if it has no such split."""
     if not config.data_root:
         raise ValueError("the trance data source needs --data-root DIR (a `tvr generate` folder)")
+    check_data_root(config.data_root, config.setting)
     ds = _opened(str(Path(config.data_root).resolve()))
     if split not in ds.splits:
         return None
