@@ -1,11 +1,14 @@
-"""Cycles `default` against `paper` on the same scenes: time per image, speed-up and SSIM.
+"""Cycles `default` against `paper` on the same N scenes: time per image, speed-up and SSIM.
 
-    PYTHONPATH=src python benchmarks/render_quality.py --images 6 [--save DIR]
+    PYTHONPATH=src python benchmarks/render_quality.py --images 50 --log /tmp/q50.jsonl [--save DIR]
 
-Each scene is one view of a hand-made random sample (views rotate init.C, fin.L, fin.C, fin.R).
-Times are wall-clock seconds and CPU seconds of the process (all its threads): on a shared machine
-the CPU seconds are the steadier figure. SSIM is the usual one (Wang et al. 2004: Gaussian window sigma 1.5, K1 0.01, K2 0.03) on each RGB
-channel of the 8-bit images, averaged.
+Each scene is one view of a sample of the real sampler (`fixtures.random_samples`, views rotate
+init.C, fin.L, fin.C, fin.R). Scenes are done one at a time, `default` then `paper`, and each
+scene's figures are appended to `--log` as one JSON line, so a long run can be read part-way
+(`--summary-only`) and resumed (scenes already in the log are skipped). Times are wall-clock
+seconds and CPU seconds of the process (all its threads): on a shared machine the CPU seconds are
+the steadier figure. SSIM is the usual one (Wang et al. 2004: Gaussian window sigma 1.5, K1 0.01,
+K2 0.03) on each RGB channel of the 8-bit images, averaged.
 """
 
 from __future__ import annotations
@@ -48,76 +51,75 @@ def ssim(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(values))
 
 
+def _summary(records: list[dict]) -> None:
+    """Print the speed-up and SSIM over the scenes recorded so far."""
+    if not records:
+        print("no scenes recorded yet")
+        return
+    d = np.mean([r["default_wall"] for r in records])
+    p = np.mean([r["paper_wall"] for r in records])
+    dc = np.mean([r["default_cpu"] for r in records])
+    pc = np.mean([r["paper_cpu"] for r in records])
+    scores = [r["ssim"] for r in records]
+    print(f"scenes: {len(records)} (320x240); load now {os.getloadavg()}")
+    print(f"default: {d:.2f} s per image ({dc:.2f} CPU s); paper: {p:.2f} s ({pc:.2f} CPU s)")
+    print(f"speed-up default vs paper: {p / d:.1f}x wall, {pc / dc:.1f}x CPU")
+    print(
+        f"SSIM default vs paper: mean {np.mean(scores):.4f}, min {np.min(scores):.4f}, "
+        f"scenes below 0.97: {sum(s < 0.97 for s in scores)}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--images", type=int, default=6)
+    ap.add_argument("--images", type=int, default=50, help="number of scenes")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--save", type=Path, default=None, help="write the PNGs (and paper times) here")
-    ap.add_argument(
-        "--paper-from",
-        type=Path,
-        default=None,
-        help="reuse the paper images and times that an earlier run wrote with --save",
-    )
+    ap.add_argument("--log", type=Path, required=True, help="JSON lines, one per scene (resumes)")
+    ap.add_argument("--save", type=Path, default=None, help="also write the PNGs here")
+    ap.add_argument("--summary-only", action="store_true", help="print the log's figures, exit")
     ap.add_argument("--default-samples", type=int, default=None, help="override default's spp")
     args = ap.parse_args()
 
+    records = (
+        [json.loads(x) for x in args.log.read_text().splitlines()] if args.log.exists() else []
+    )
+    if args.summary_only:
+        _summary(records)
+        return
+    done = {r["scene"] for r in records}
+
     from tvr.trance.render.cycles import CyclesRenderer
 
-    scenes = []
-    for i, s in enumerate(random_samples(args.images, seed=args.seed)):
-        scenes.append(sample_views(s)[i % 4])
+    scenes = [sample_views(s)[i % 4] for i, s in enumerate(random_samples(args.images, args.seed))]
     renderer = CyclesRenderer("default")
-    images: dict[str, list[np.ndarray]] = {}
-    times: dict[str, list[float]] = {}
-    cpu: dict[str, list[float]] = {}
-    if args.paper_from:
-        from PIL import Image
-
-        saved = json.loads((args.paper_from / "paper-times.json").read_text())
-        for name, _ in scenes:
-            images.setdefault("paper", []).append(
-                np.asarray(Image.open(args.paper_from / f"paper-{name}").convert("RGB"))
-            )
-            times.setdefault("paper", []).append(saved[name]["wall"])
-            cpu.setdefault("paper", []).append(saved[name]["cpu"])
-    for preset in ("default",) if args.paper_from else ("default", "paper"):
-        renderer.preset = get_preset(preset)
-        if preset == "default" and args.default_samples:
-            renderer.preset = dataclasses.replace(renderer.preset, samples=args.default_samples)
-        for name, desc in scenes:
-            renderer.set_scene(desc)
+    presets = {"default": get_preset("default"), "paper": get_preset("paper")}
+    if args.default_samples:
+        presets["default"] = dataclasses.replace(presets["default"], samples=args.default_samples)
+    print(f"presets: {presets}; device {renderer.device}", flush=True)
+    for name, desc in scenes:
+        if name in done:
+            continue
+        renderer.set_scene(desc)
+        rec: dict = {"scene": name}
+        images = {}
+        for preset, settings in presets.items():
+            renderer.preset = settings
             t, c = time.perf_counter(), time.process_time()
-            img = renderer.render_image(desc)
-            times.setdefault(preset, []).append(time.perf_counter() - t)
-            cpu.setdefault(preset, []).append(time.process_time() - c)
-            images.setdefault(preset, []).append(img)
+            images[preset] = renderer.render_image(desc)
+            rec[f"{preset}_wall"] = time.perf_counter() - t
+            rec[f"{preset}_cpu"] = time.process_time() - c
             if args.save:
                 from PIL import Image
 
                 args.save.mkdir(parents=True, exist_ok=True)
-                Image.fromarray(img).save(args.save / f"{preset}-{name}")
-            print(
-                f"{preset:8s} {name}: {times[preset][-1]:.2f} s wall, {cpu[preset][-1]:.2f} s CPU",
-                flush=True,
-            )
-    if args.save and not args.paper_from:
-        record = {
-            name: {"wall": w, "cpu": c}
-            for (name, _), w, c in zip(scenes, times["paper"], cpu["paper"], strict=True)
-        }
-        (args.save / "paper-times.json").write_text(json.dumps(record, indent=1))
-    print(f"default preset: {renderer.preset}")
-    scores = [ssim(a, b) for a, b in zip(images["default"], images["paper"], strict=True)]
-    d, p = np.mean(times["default"]), np.mean(times["paper"])
-    dc, pc = np.mean(cpu["default"]), np.mean(cpu["paper"])
-    print(f"device: {renderer.device}; images: {len(scenes)} (320x240); load {os.getloadavg()}")
-    print(f"default: {d:.2f} s per image ({dc:.2f} CPU s); paper: {p:.2f} s ({pc:.2f} CPU s)")
-    print(f"speed-up default vs paper: {p / d:.1f}x wall, {pc / dc:.1f}x CPU")
-    print(
-        f"SSIM default vs paper: mean {np.mean(scores):.4f}, min {np.min(scores):.4f} "
-        f"({', '.join(f'{s:.3f}' for s in scores)})"
-    )
+                Image.fromarray(images[preset]).save(args.save / f"{preset}-{name}")
+        rec["ssim"] = ssim(images["default"], images["paper"])
+        rec["load"] = os.getloadavg()[0]
+        with args.log.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        records.append(rec)
+        print(json.dumps(rec), flush=True)
+    _summary(records)
 
 
 if __name__ == "__main__":

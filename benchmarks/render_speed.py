@@ -3,7 +3,7 @@
     PYTHONPATH=src python benchmarks/render_speed.py --backend raster --samples 10 [--threads 1]
     PYTHONPATH=src python benchmarks/render_speed.py --backend cycles --presets preview default
 
-Each sample gives four images (init.C, fin.L, fin.C, fin.R) of a hand-made random scene. For
+Each sample (from the real sampler) gives four images (init.C, fin.L, fin.C, fin.R). For
 every image the colour image and the object-index mask are rendered; the figures are wall-clock
 seconds and CPU seconds of the process (all threads), per image. `--threads 1` pins Mesa's
 llvmpipe to one thread, so raster images per CPU second are images per second per core.

@@ -41,8 +41,9 @@ def test_objects_rest_on_the_ground_with_their_footprint(shape, size, r):
     centre = np.array([4 * 0.15, -6 * 0.15])
     footprint = np.linalg.norm(world[:, :2] - centre, axis=1).max()
     height = world[:, 2].max()
-    if shape == "cube":  # half diagonal r (bevel rounds the corners off slightly)
-        assert r * 0.95 < footprint <= r + 1e-6
+    if shape == "cube":  # half diagonal r, less what the bevel rounds off: r (1 - b (1 - 1/sqrt 2))
+        b = meshes.CUBE_BEVEL
+        assert footprint == pytest.approx(r * (1 - b * (1 - 1 / math.sqrt(2))), rel=1e-3)
         assert height == pytest.approx(r * math.sqrt(2), rel=1e-5)
     else:
         assert footprint == pytest.approx(r, rel=1e-3)

@@ -1,7 +1,8 @@
 """Path-traced TRANCE images with Blender Cycles through the `bpy` package (CPU, or GPU if present).
 
-The scene is built in Python with no .blend assets: ground plane, floor lines, the shared unit
-meshes of `meshes.py`, materials (rubber, metal, glass), the camera and the lights of a
+The scene is built in Python with no .blend assets: the public release's curved backdrop, floor
+lines, the shared unit meshes of `meshes.py`, the release's rubber, metal and glass node graphs
+(values read from its .blend files, kept here as constants), the camera and the lights of a
 `SceneDescription`. One `CyclesRenderer` keeps one bpy scene per process and swaps only the
 objects between images, since importing bpy and building the scene is slow.
 
@@ -24,7 +25,37 @@ import numpy as np
 
 from tvr.trance.render import meshes
 from tvr.trance.render.presets import Preset, get_preset
-from tvr.trance.render.scene import GLASS_IOR, GROUND_HALF_SIZE, SceneDescription
+from tvr.trance.render.scene import (
+    BACKDROP_ANGLE_DEG,
+    BACKDROP_DEPTH,
+    BACKDROP_LOCATION,
+    BACKDROP_PROFILE,
+    BACKDROP_SUBDIVISIONS,
+    GLASS_IOR,
+    SUN_ANGLE_DEG,
+    SUN_ROTATION_DEG,
+    SceneDescription,
+)
+
+# Material node values of the release, read with bpy from github hughplay/TVR
+# trance/resource/materials/*.blend (node groups with their interface defaults, which the
+# release's materials keep: it sets only "Color").
+#: "Rubber" group: IOR 1.2, Roughness 0.35; Fresnel (IOR + 0.2) mixes Diffuse BSDF (roughness 0)
+#: with a Velvet BSDF (sigma 0.6); Fresnel (IOR) mixes that with a Beckmann Glossy BSDF of colour
+#: 0.8 and roughness sqrt(Roughness)
+RUBBER_IOR = 1.2
+RUBBER_ROUGHNESS = 0.35
+RUBBER_SHEEN_IOR_OFFSET = 0.2
+RUBBER_VELVET_SIGMA = 0.6
+RUBBER_GLOSS_RGB = (0.8, 0.8, 0.8)
+#: "Metal" group: Mix Shader (factor 0.6) of two GGX Anisotropic BSDFs in the object's colour,
+#: roughness 0.4472 (first input) and 0.1 (second input), anisotropy 0.25 each
+METAL_MIX = 0.6
+METAL_ROUGHNESS = (0.4472135901451111, 0.10000000149011612)
+METAL_ANISOTROPY = 0.25
+#: "Glass" group: Roughness 0 (the Glass BSDF gets sqrt of it: sharp), IOR 1.45; diffuse rays
+#: see a Transparent BSDF of the colour, shadow rays the group's empty second Mix input
+GLASS_ROUGHNESS = 0.0
 
 _BPY: Any = None
 
@@ -68,6 +99,78 @@ def _track_quat(location: tuple[float, float, float], target=(0.0, 0.0, 0.0)) ->
     from mathutils import Vector
 
     return (Vector(target) - Vector(location)).to_track_quat("-Z", "Y")
+
+
+def _mix(nt: Any, factor: Any, first: Any, second: Any | None) -> Any:
+    """Mix Shader node: `factor` (a socket or a number), `first` at 0, `second` at 1."""
+    mix = nt.nodes.new("ShaderNodeMixShader")
+    if isinstance(factor, float):
+        mix.inputs[0].default_value = factor
+    else:
+        nt.links.new(factor, mix.inputs[0])
+    nt.links.new(first, mix.inputs[1])
+    if second is not None:
+        nt.links.new(second, mix.inputs[2])
+    return mix.outputs[0]
+
+
+def _fresnel(nt: Any, ior: float) -> Any:
+    node = nt.nodes.new("ShaderNodeFresnel")
+    node.inputs["IOR"].default_value = ior
+    return node.outputs[0]
+
+
+def _rubber(nt: Any, rgba: tuple[float, ...]) -> Any:
+    """The release's "Rubber": diffuse + velvet sheen at grazing angles, then Beckmann gloss."""
+    diffuse = nt.nodes.new("ShaderNodeBsdfDiffuse")
+    diffuse.inputs["Color"].default_value = rgba
+    diffuse.inputs["Roughness"].default_value = 0.0
+    velvet = nt.nodes.new("ShaderNodeBsdfSheen")
+    velvet.distribution = "ASHIKHMIN"
+    velvet.inputs["Color"].default_value = rgba
+    velvet.inputs["Roughness"].default_value = RUBBER_VELVET_SIGMA
+    gloss = nt.nodes.new("ShaderNodeBsdfAnisotropic")
+    gloss.distribution = "BECKMANN"
+    gloss.inputs["Color"].default_value = (*RUBBER_GLOSS_RGB, 1.0)
+    gloss.inputs["Roughness"].default_value = math.sqrt(RUBBER_ROUGHNESS)
+    gloss.inputs["Anisotropy"].default_value = 0.0
+    body = _mix(
+        nt,
+        _fresnel(nt, RUBBER_IOR + RUBBER_SHEEN_IOR_OFFSET),
+        diffuse.outputs[0],
+        velvet.outputs[0],
+    )
+    return _mix(nt, _fresnel(nt, RUBBER_IOR), body, gloss.outputs[0])
+
+
+def _metal(nt: Any, rgba: tuple[float, ...]) -> Any:
+    """The release's "Metal": two anisotropic GGX lobes in the object's colour."""
+    lobes = []
+    for roughness in METAL_ROUGHNESS:
+        lobe = nt.nodes.new("ShaderNodeBsdfAnisotropic")
+        lobe.distribution = "GGX"
+        lobe.inputs["Color"].default_value = rgba
+        lobe.inputs["Roughness"].default_value = roughness
+        lobe.inputs["Anisotropy"].default_value = METAL_ANISOTROPY
+        lobes.append(lobe.outputs[0])
+    return _mix(nt, METAL_MIX, lobes[0], lobes[1])
+
+
+def _glass(nt: Any, rgba: tuple[float, ...]) -> Any:
+    """The release's "Glass": sharp glass for camera and glossy rays, transparent to diffuse rays.
+
+    Shadow rays get the group's unlinked second Mix input (no closure), as in the release.
+    """
+    glass = nt.nodes.new("ShaderNodeBsdfGlass")
+    glass.distribution = "BECKMANN"
+    glass.inputs["Color"].default_value = rgba
+    glass.inputs["Roughness"].default_value = math.sqrt(GLASS_ROUGHNESS)
+    glass.inputs["IOR"].default_value = GLASS_IOR
+    clear = nt.nodes.new("ShaderNodeBsdfTransparent")
+    clear.inputs["Color"].default_value = rgba
+    path = nt.nodes.new("ShaderNodeLightPath")
+    seen = _mix(nt, path.outputs["Is Diffuse Ray"], glass.outputs[0], clear.outputs[0])
+    return _mix(nt, path.outputs["Is Shadow Ray"], seen, None)
 
 
 class CyclesRenderer:
@@ -147,10 +250,9 @@ class CyclesRenderer:
         c.seed = 0
         c.use_animated_seed = False
         c.use_adaptive_sampling = False
-        # light through glass reaches the floor along the (tinted, transparent) shadow rays, so
-        # refractive caustics would count it twice, and they are the noisiest paths at any budget
+        # base_scene.blend: both caustics on (light reaches the floor under glass through them)
         c.caustics_reflective = True
-        c.caustics_refractive = False
+        c.caustics_refractive = True
         c.min_light_bounces = 0
         c.min_transparent_bounces = 0
 
@@ -202,36 +304,49 @@ class CyclesRenderer:
         world = bpy.data.worlds.new("World")
         _use_nodes(world)
         bg = world.node_tree.nodes["Background"]
-        bg.inputs[0].default_value = (1.0, 1.0, 1.0, 1.0)
+        bg.inputs[0].default_value = (0.0509, 0.0509, 0.0509, 1.0)  # base_scene.blend "World"
         self._world_strength = 0.0
         self.scene.world = world
 
-    def _principled(self, name: str) -> tuple[Any, Any]:
+    def _diffuse(self, name: str) -> tuple[Any, Any]:
+        """A material of one Diffuse BSDF (roughness 0), like Cycles' default surface."""
         mat = self.bpy.data.materials.new(name)
         _use_nodes(mat)
-        bsdf = mat.node_tree.nodes["Principled BSDF"]
+        nt = mat.node_tree
+        for n in list(nt.nodes):
+            if n.bl_idname != "ShaderNodeOutputMaterial":
+                nt.nodes.remove(n)
+        bsdf = nt.nodes.new("ShaderNodeBsdfDiffuse")
+        bsdf.inputs["Roughness"].default_value = 0.0
+        nt.links.new(bsdf.outputs[0], nt.nodes["Material Output"].inputs["Surface"])
         return mat, bsdf
 
     def _setup_floor(self) -> None:
+        """The release's curved backdrop (a profile extruded along y, subdivided) and the lines."""
         bpy = self.bpy
-        h = GROUND_HALF_SIZE
+        n = len(BACKDROP_PROFILE)
+        verts = [(x, 0.0, z) for x, z in BACKDROP_PROFILE]
+        verts += [(x, -BACKDROP_DEPTH, z) for x, z in BACKDROP_PROFILE]
+        faces = [(i, i + 1, n + i + 1, n + i) for i in range(n - 1)]
         me = bpy.data.meshes.new("ground")
-        me.from_pydata([(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], [], [(0, 1, 2, 3)])
-        self._ground_mat, self._ground_bsdf = self._principled("ground")
-        self._ground_bsdf.inputs["Roughness"].default_value = 0.9
-        self._ground_bsdf.inputs["Specular IOR Level"].default_value = 0.2
+        me.from_pydata(verts, [], faces)
+        self._ground_mat, self._ground_bsdf = self._diffuse("ground")
         me.materials.append(self._ground_mat)
         ob = bpy.data.objects.new("ground", me)
+        ob.location = BACKDROP_LOCATION
+        ob.rotation_euler = (0.0, 0.0, math.radians(BACKDROP_ANGLE_DEG))
+        sub = ob.modifiers.new("subdivision", "SUBSURF")
+        sub.levels = sub.render_levels = BACKDROP_SUBDIVISIONS
         ob.pass_index = 0
         self.scene.collection.objects.link(ob)
+        self._ground = ob
         self._lines_mesh = bpy.data.meshes.new("floor_lines")
-        self._lines_mat, self._lines_bsdf = self._principled("floor_lines")
-        self._lines_bsdf.inputs["Roughness"].default_value = 0.9
+        self._lines_mat, self._lines_bsdf = self._diffuse("floor_lines")
         self._lines_obj = None
 
     def _set_floor(self, desc: SceneDescription) -> None:
-        self._ground_bsdf.inputs["Base Color"].default_value = (*desc.ground_rgb, 1.0)
-        self._lines_bsdf.inputs["Base Color"].default_value = (*desc.line_rgb, 1.0)
+        self._ground_bsdf.inputs["Color"].default_value = (*desc.ground_rgb, 1.0)
+        self._lines_bsdf.inputs["Color"].default_value = (*desc.line_rgb, 1.0)
         if self._lines_obj is None:
             quads = desc.floor_lines()
             verts = [tuple(p) for q in quads for p in q]
@@ -267,15 +382,17 @@ class CyclesRenderer:
             ob.rotation_mode = "QUATERNION"
             if light.kind == "sun":
                 ob.location = tuple(10.0 * c for c in light.location)
-                ob.rotation_quaternion = _track_quat(light.location)
+                ob.rotation_mode = "XYZ"
+                ob.rotation_euler = tuple(math.radians(a) for a in SUN_ROTATION_DEG)
                 ob.data.energy = light.power
-                ob.data.angle = math.radians(5.0)
+                ob.data.angle = math.radians(SUN_ANGLE_DEG)
             else:
                 ob.location = light.location
                 ob.rotation_quaternion = _track_quat(light.location)
                 ob.data.energy = light.power
                 ob.data.shape = "SQUARE"
                 ob.data.size = light.size
+            ob.data.color = light.color
             if hasattr(ob, "visible_camera"):
                 ob.visible_camera = False
         self._world_strength = desc.world_strength
@@ -314,32 +431,17 @@ class CyclesRenderer:
     def _material(self, material: str, rgb: tuple[float, float, float], color: str) -> Any:
         key = (material, color)
         mat = self._materials.get(key)
-        if mat is not None:
-            return mat
-        mat, bsdf = self._principled(f"{material}-{color}")
-        rgba = (*rgb, 1.0)
-        bsdf.inputs["Base Color"].default_value = rgba
-        if material == "rubber":
-            bsdf.inputs["Roughness"].default_value = 0.75
-            bsdf.inputs["Specular IOR Level"].default_value = 0.25
-        elif material == "metal":
-            bsdf.inputs["Metallic"].default_value = 1.0
-            bsdf.inputs["Roughness"].default_value = 0.2
-        else:  # glass: refractive, tinted; shadow rays go through it, tinted
-            bsdf.inputs["Roughness"].default_value = 0.02
-            bsdf.inputs["IOR"].default_value = GLASS_IOR
-            bsdf.inputs["Transmission Weight"].default_value = 1.0
+        if mat is None:
+            mat = self.bpy.data.materials.new(f"{material}-{color}")
+            _use_nodes(mat)
             nt = mat.node_tree
-            out = nt.nodes["Material Output"]
-            path = nt.nodes.new("ShaderNodeLightPath")
-            clear = nt.nodes.new("ShaderNodeBsdfTransparent")
-            clear.inputs["Color"].default_value = (*(0.4 + 0.6 * c for c in rgb), 1.0)
-            mix = nt.nodes.new("ShaderNodeMixShader")
-            nt.links.new(path.outputs["Is Shadow Ray"], mix.inputs[0])
-            nt.links.new(bsdf.outputs[0], mix.inputs[1])
-            nt.links.new(clear.outputs[0], mix.inputs[2])
-            nt.links.new(mix.outputs[0], out.inputs["Surface"])
-        self._materials[key] = mat
+            for n in list(nt.nodes):
+                if n.bl_idname != "ShaderNodeOutputMaterial":
+                    nt.nodes.remove(n)
+            build = {"rubber": _rubber, "metal": _metal}.get(material, _glass)
+            shader = build(nt, (*rgb, 1.0))
+            nt.links.new(shader, nt.nodes["Material Output"].inputs["Surface"])
+            self._materials[key] = mat
         return mat
 
     def _set_objects(self, desc: SceneDescription) -> None:

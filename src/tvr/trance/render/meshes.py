@@ -13,8 +13,10 @@ from functools import cache
 
 import numpy as np
 
-#: bevel radius of the rounded cube, as a share of its half side
-CUBE_BEVEL = 0.12
+#: bevel radius of the rounded cube, as a share of its half side: the release's
+#: trance/resource/shapes/SmoothCube_v2.blend (mesh "SmoothCube_v2") ends its flat faces at
+#: +-0.7684396 of the half side
+CUBE_BEVEL = 1.0 - 0.7684396
 SPHERE_SEGMENTS = 48
 SPHERE_RINGS = 24
 CYLINDER_SEGMENTS = 48

@@ -2,10 +2,11 @@
 
 It draws the same `SceneDescription` as the Cycles backend, with the same meshes and the same
 pinhole camera, so every object lands on the same pixels. Shading is an approximation of the
-path tracer in linear light: Lambert diffuse from the three area lights, the sun and the sky; a
-soft shadow map (percentage-closer filtering) from the key light, lighter behind glass; Blinn-Phong
-highlights; metal reflects a sky/ground environment tinted by its colour; glass is drawn after the
-opaque objects, back to front, as a tinted multiply plus Fresnel reflection and highlights.
+path tracer in linear light: Lambert diffuse from the three area lights and the sun; a soft
+shadow map (percentage-closer filtering) from the key light, glass casting a full shadow as in the
+release; Blinn-Phong highlights; metal reflects a floor/backdrop environment tinted by its colour;
+glass is drawn after the opaque objects, back to front, as a tinted multiply plus Fresnel
+reflection and highlights.
 Multisampling (the preset's `msaa`) smooths edges; the object-index mask is a separate pass at the
 image size, one sample at each pixel centre, like the Cycles mask.
 """
@@ -19,13 +20,18 @@ import numpy as np
 
 from tvr.trance.render import meshes
 from tvr.trance.render.presets import Preset, get_preset
-from tvr.trance.render.scene import GROUND_HALF_SIZE, SceneDescription
+from tvr.trance.render.scene import BACKDROP_ANGLE_DEG, GROUND_HALF_SIZE, SceneDescription
 from tvr.trance.world import vocab
 
 NEAR, FAR = 0.1, 200.0
 SHADOW_SIZE = 1024
 #: half size (scene units) of the square around the origin that the key light's shadow map covers
 SHADOW_EXTENT = 6.0
+#: horizontal direction in which the release's backdrop rises (its local +x turned about z)
+BACKDROP_DIR = (
+    math.cos(math.radians(BACKDROP_ANGLE_DEG)),
+    math.sin(math.radians(BACKDROP_ANGLE_DEG)),
+)
 MATERIAL_ID = {m: i for i, m in enumerate(vocab.MATERIALS)}  # the shader's u_material: 0, 1, 2
 
 _VERTEX = """
@@ -66,6 +72,7 @@ uniform int u_material;      // 0 rubber, 1 metal, 2 glass
 uniform int u_pass;          // 0 opaque, 1 glass transmission (multiply), 2 glass surface (add)
 uniform vec3 u_light_pos[3];
 uniform float u_light_power[3];
+uniform vec3 u_light_color[3];
 uniform vec3 u_sun_dir;
 uniform float u_sun;
 uniform float u_world;
@@ -74,12 +81,19 @@ uniform mat4 u_shadow_mat;
 uniform sampler2DShadow u_shadow_opaque;
 uniform sampler2DShadow u_shadow_glass;
 uniform float u_shadow_radius;
+uniform vec2 u_backdrop_dir;
 uniform int u_any_glass;
 out vec4 f_color;
 
 const float PI = 3.14159265;
 // a path tracer fills shadows with bounced light: keep part of the key light in them
 const float SHADOW_FLOOR = 0.35;
+// the backdrop is 20-50 units from the lights: it gets a fraction of the floor's light
+const float BACKDROP_SHARE = 0.3;
+// share of the light through glass that comes out: internal reflections are cut off by the
+// bounce limit and the floor seen through it lies in its shadow (set against the release's
+// sample image, see docs/rendering.md)
+const float GLASS_TRANSMISSION = 0.45;
 const vec2 DISK[12] = vec2[](
     vec2(-0.326, -0.406), vec2(-0.840, -0.074), vec2(-0.696, 0.457), vec2(-0.203, 0.621),
     vec2(0.962, -0.195), vec2(0.473, -0.480), vec2(0.519, 0.767), vec2(0.185, -0.893),
@@ -98,13 +112,17 @@ float key_light() {
         // far from any shadow edge the first taps agree: stop early
         if (i == 3 && u_any_glass == 0 && (lit_o == 0.0 || lit_o == 4.0)) { n = 4; break; }
     }
-    float glass = u_any_glass != 0 ? 1.0 - 0.55 * (1.0 - lit_g / float(n)) : 1.0;
+    // the release's glass blocks shadow rays: glass casts a full shadow, like opaque objects
+    float glass = u_any_glass != 0 ? lit_g / float(n) : 1.0;
     return (lit_o / float(n)) * glass;
 }
 
 vec3 environment(vec3 r) {
     if (r.z < 0.0) return u_ground_radiance;
-    return vec3(u_world) * (0.85 + 0.3 * r.z);
+    // above the horizon: the lit backdrop that rises on the far side, the dark world elsewhere
+    float facing = dot(normalize(r.xy + vec2(1e-6)), u_backdrop_dir);
+    float backdrop = smoothstep(-0.3, 0.5, facing) * (1.0 - 0.6 * r.z);
+    return u_ground_radiance * BACKDROP_SHARE * backdrop + vec3(u_world) * (0.85 + 0.3 * r.z);
 }
 
 void main() {
@@ -117,14 +135,19 @@ void main() {
         float d2 = dot(l, l);
         vec3 ld = l * inversesqrt(d2);
         float cos_l = max(dot(normalize(u_light_pos[i]), ld), 0.0);
-        irradiance += vec3(u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow : 1.0) * ld.z);
+        irradiance += u_light_color[i] * (u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow : 1.0) * ld.z);
     }
     f_color = vec4(u_rgb / PI * irradiance, 1.0);
 #else
     vec3 v = normalize(u_cam - v_world);
     if (dot(n, v) < 0.0 && u_material != 2) n = -n;
-    float shininess = u_material == 1 ? 220.0 : (u_material == 2 ? 600.0 : 24.0);
+    // Blinn-Phong exponents of the release's lobes (about 2 / alpha^2 - 2, alpha = roughness^2;
+    // sharp lobes capped where the area lights' size blurs them): metal 0.447 and 0.1 (GGX),
+    // rubber sqrt(0.35) (Beckmann), glass 0
+    float shininess = u_material == 1 ? 48.0 : (u_material == 2 ? 2000.0 : 14.0);
+    float shininess2 = 1000.0;  // metal's sharp lobe
     vec3 highlight = vec3(0.0);
+    vec3 highlight2 = vec3(0.0);
     for (int i = 0; i < 3; i++) {
         vec3 l = u_light_pos[i] - v_world;
         float d2 = dot(l, l);
@@ -132,9 +155,12 @@ void main() {
         float cos_l = max(dot(normalize(u_light_pos[i]), ld), 0.0);
         float e = u_light_power[i] / (PI * d2) * cos_l * (i == 0 ? SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow : 1.0);
         float ndl = max(dot(n, ld), 0.0);
-        irradiance += vec3(e * ndl);
+        irradiance += u_light_color[i] * (e * ndl);
         vec3 h = normalize(ld + v);
-        highlight += vec3(e * ndl * (shininess + 8.0) / (8.0 * PI) * pow(max(dot(n, h), 0.0), shininess));
+        float nh = max(dot(n, h), 0.0);
+        highlight += u_light_color[i] * (e * ndl * (shininess + 8.0) / (8.0 * PI) * pow(nh, shininess));
+        if (u_material == 1)
+            highlight2 += u_light_color[i] * (e * ndl * (shininess2 + 8.0) / (8.0 * PI) * pow(nh, shininess2));
     }
     irradiance += PI * u_ground_radiance * 0.5 * (0.5 - 0.5 * n.z);
     vec3 diffuse = u_rgb / PI * irradiance;
@@ -145,13 +171,15 @@ void main() {
     if (u_material == 0) {
         color = diffuse + 0.12 * highlight + 0.03 * environment(r);
     } else if (u_material == 1) {
-        color = u_rgb * (environment(r) * 1.1 + highlight) + 0.06 * diffuse;
+        // the release's Mix Shader (0.6) of a rough (0.4) and a sharp (0.6) lobe, in its colour
+        color = u_rgb * (environment(r) + 0.4 * highlight + 0.6 * highlight2);
     } else if (u_pass == 1) {
-        vec3 tint = mix(vec3(1.0), u_rgb * u_rgb, 0.92) * (1.0 - fresnel);
+        // in and out through the coloured Glass BSDF: the colour twice
+        vec3 tint = GLASS_TRANSMISSION * u_rgb * u_rgb * (1.0 - fresnel);
         f_color = vec4(tint, 1.0);
         return;
     } else {
-        color = fresnel * (environment(r) + highlight) + 0.3 * diffuse;
+        color = fresnel * (environment(r) + highlight);
     }
     f_color = vec4(color, 1.0);
 #endif
@@ -380,6 +408,7 @@ class RasterRenderer:
         }
         values = {
             "u_shadow_radius": 6.0 / SHADOW_SIZE,
+            "u_backdrop_dir": BACKDROP_DIR,
             "u_any_glass": int(any(o.material == "glass" for o in desc.objects)),
             "u_shadow_opaque": 0,
             "u_shadow_glass": 1,
@@ -393,6 +422,7 @@ class RasterRenderer:
         arrays = {
             "u_light_pos": np.array([a.location for a in area], dtype=np.float32),
             "u_light_power": np.array([a.power for a in area], dtype=np.float32),
+            "u_light_color": np.array([a.color for a in area], dtype=np.float32),
         }
         for p in (self.shade, self.floor):
             for name, m in matrices.items():
@@ -463,7 +493,7 @@ class RasterRenderer:
                 e += light.power * max(loc[2] / np.linalg.norm(loc), 0.0)
             else:
                 d2 = float(loc @ loc)
-                e += light.power / (math.pi * d2) * loc[2] / math.sqrt(d2)
+                e += light.power / (math.pi * d2) * loc[2] / math.sqrt(d2) * np.asarray(light.color)
         e += math.pi * desc.world_strength
         return np.asarray(desc.ground_rgb) / math.pi * e
 

@@ -21,23 +21,115 @@ from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.world import vocab
 from tvr.trance.world.camera import CAMERA_BASE, IMAGE_HEIGHT, IMAGE_WIDTH, LIGHT_BASE, Camera
 
-#: linear reflectance of the ground
-GROUND_RGB = (0.42, 0.42, 0.42)
-#: reflectance of the thin lines that mark the visible square on the floor
-LINE_RGB = (0.62, 0.62, 0.62)
-#: half width of a floor line and where the lines run (scene units)
-LINE_HALF_WIDTH = 0.02
+# The look of the public release: values read with bpy from github hughplay/TVR,
+# trance/resource/base_scene.blend (objects "Lamp_Key", "Lamp_Fill", "Lamp_Back", "Area" (the
+# sun), "Ground", "Line_*", world "World") and trance/resource/materials/*.blend (node groups
+# "Rubber", "Metal", "Glass"). tvr builds the scene itself; the .blend files are never loaded.
+
+#: linear reflectance of the ground: "Ground" has no material, so Cycles' default surface
+#: (diffuse, 0.8 grey) shades it
+GROUND_RGB = (0.8, 0.8, 0.8)
+#: the thin lines that mark the visible square: "Line_*" use "Material", whose colour
+#: (diffuse_color) is 0.8. Its node tree holds a black Diffuse BSDF, but the release's images show
+#: the lines 2-4 levels lighter than the floor, not dark: the release (Blender 2.79) rendered the
+#: material without its nodes, from that colour
+LINE_RGB = (0.8, 0.8, 0.8)
+#: half width of a floor line ("Line_*": planes of 6 x 0.012) and where the lines run
+LINE_HALF_WIDTH = 0.006
 LINE_AT = vocab.VISIBLE_MAX * vocab.GRID_UNIT
-#: half size of the ground plane (scene units); it fills every view
+#: half size of the flat ground plane (scene units) of the raster backend; it fills every view
 GROUND_HALF_SIZE = 60.0
-#: uniform light of the world (sky) around the scene, as Cycles' background strength
-WORLD_STRENGTH = 0.15
-#: light powers (watts, Cycles' area lights) and sizes (m); the sun is in W/m^2
-LIGHT_POWER = {"key": 320.0, "fill": 60.0, "back": 100.0}
-LIGHT_SIZE = {"key": 1.0, "fill": 1.0, "back": 1.0}
-SUN_STRENGTH = 0.25
+#: world "World": Background strength 0 (no light from the sky)
+WORLD_STRENGTH = 0.0
+#: area lights: energy (W), edge of the square (m) and colour of "Lamp_Key", "Lamp_Fill",
+#: "Lamp_Back" (each tracks the origin, as ours do)
+LIGHT_POWER = {"key": 98.17477416992188, "fill": 39.2699089050293, "back": 117.80972290039062}
+LIGHT_SIZE = {"key": 0.5, "fill": 0.5, "back": 1.0}
+LIGHT_COLOR = {
+    "key": (1.0, 0.9323092103004456, 0.8166635632514954),
+    "fill": (0.7616661787033081, 0.8177196383476257, 1.0),
+    "back": (1.0, 1.0, 1.0),
+}
+#: the sun, object "Area": strength (W/m^2), angular diameter and XYZ Euler rotation (degrees)
+SUN_STRENGTH = 0.44999995827674866
+SUN_ANGLE_DEG = 11.421186198001447
+SUN_ROTATION_DEG = (13.523436462261332, 23.885487423783704, 5.562237121359815)
+
+
+def _sun_direction() -> tuple[float, float, float]:
+    """Unit vector towards the sun: the +z axis of SUN_ROTATION_DEG (XYZ Euler)."""
+    ax, ay, az = (math.radians(a) for a in SUN_ROTATION_DEG)
+    # third column of Rz(az) @ Ry(ay) @ Rx(ax)
+    cx, sx, cy, sy, cz, sz = (
+        math.cos(ax),
+        math.sin(ax),
+        math.cos(ay),
+        math.sin(ay),
+        math.cos(az),
+        math.sin(az),
+    )
+    return (cz * sy * cx + sz * sx, sz * sy * cx - cz * sx, cy * cx)
+
+
 #: direction the sun's light comes from (unit vector towards the sun)
-SUN_DIRECTION = (0.3, 0.2, 0.93)
+SUN_DIRECTION = _sun_direction()
+#: the curved backdrop "Ground" (Cycles only): its (x, z) profile, extruded along -y over
+#: BACKDROP_DEPTH, then placed at BACKDROP_LOCATION turned BACKDROP_ANGLE_DEG about z; smoothed by
+#: a Subdivision Surface modifier of BACKDROP_SUBDIVISIONS levels
+BACKDROP_PROFILE = (
+    (-23.5557, 0.0),
+    (-21.644, 0.0),
+    (-19.8427, 0.0001),
+    (-18.1474, 0.0004),
+    (-16.5536, 0.0012),
+    (-15.0571, 0.003),
+    (-13.6537, 0.0062),
+    (-12.3392, 0.0114),
+    (-11.1096, 0.0195),
+    (-9.961, 0.0312),
+    (-8.8894, 0.0476),
+    (-7.8912, 0.0697),
+    (-6.9626, 0.0987),
+    (-6.0999, 0.1359),
+    (-5.2998, 0.1828),
+    (-4.5587, 0.2408),
+    (-3.8733, 0.3118),
+    (-3.2402, 0.3973),
+    (-2.6565, 0.4994),
+    (-2.1189, 0.62),
+    (-1.6244, 0.7612),
+    (-1.1701, 0.9252),
+    (-0.7532, 1.1145),
+    (-0.3709, 1.3313),
+    (-0.0205, 1.5784),
+    (0.3005, 1.8584),
+    (0.5946, 2.174),
+    (0.8643, 2.5283),
+    (1.1119, 2.9242),
+    (1.3396, 3.3649),
+    (1.5495, 3.8536),
+    (1.7438, 4.3936),
+    (1.9244, 4.9886),
+    (2.0933, 5.642),
+    (2.2522, 6.3576),
+    (2.4028, 7.1392),
+    (2.5469, 7.9907),
+    (2.686, 8.9163),
+    (2.8214, 9.92),
+    (2.9548, 11.0061),
+    (3.0872, 12.1791),
+    (3.22, 13.4435),
+    (3.3543, 14.8038),
+    (3.491, 16.2648),
+    (3.6313, 17.8315),
+    (3.7759, 19.5086),
+    (3.9256, 21.3014),
+    (4.0812, 23.2149),
+)
+BACKDROP_DEPTH = 56.484859466552734
+BACKDROP_LOCATION = (-27.06279945373535, -17.996700286865234, 0.0)
+BACKDROP_ANGLE_DEG = 154.58295865437128
+BACKDROP_SUBDIVISIONS = 2
 GLASS_IOR = 1.45
 
 
@@ -73,6 +165,7 @@ class Light:
     location: tuple[float, float, float]
     power: float  # watts for an area light, W/m^2 for the sun
     size: float = 0.0  # edge of a square area light (scene units)
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)  # linear RGB of the emitted light
 
 
 @dataclass(frozen=True)
@@ -93,8 +186,8 @@ class SceneDescription:
         return Camera(self.camera, self.width, self.height)
 
     def floor_lines(self) -> list[np.ndarray]:
-        """The four thin quads (4x3 corners each, z slightly above 0) marking the visible square."""
-        a, w, z = LINE_AT, LINE_HALF_WIDTH, 0.002
+        """The four thin quads (4x3 corners each, z = 0.01 as in the release) marking the visible square."""
+        a, w, z = LINE_AT, LINE_HALF_WIDTH, 0.01
         quads = []
         for sign in (-1.0, 1.0):
             c = sign * a
@@ -146,7 +239,14 @@ def scene_lights(lights: dict[str, list[float]] | None) -> tuple[Light, ...]:
     """The area lights at the sample's (jittered) positions, plus the fixed sun."""
     lights = lights or {}
     out = [
-        Light(name, "area", _xyz(lights.get(name, base)), LIGHT_POWER[name], LIGHT_SIZE[name])
+        Light(
+            name,
+            "area",
+            _xyz(lights.get(name, base)),
+            LIGHT_POWER[name],
+            LIGHT_SIZE[name],
+            LIGHT_COLOR[name],
+        )
         for name, base in LIGHT_BASE.items()
     ]
     out.append(Light("sun", "sun", SUN_DIRECTION, SUN_STRENGTH))
