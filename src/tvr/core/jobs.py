@@ -344,8 +344,14 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
             pool.shutdown(wait=True, cancel_futures=True)
             again.extend(j for j in taken if not task.is_built(j.key))
             raise
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)  # finished shards stay on disk
+        except Exception:  # a worker's error: let the shards in flight end, leave no temporary
+            pool.shutdown(wait=True, cancel_futures=True)  # finished shards stay on disk
+            for job in taken:
+                final = task.path(job.key)
+                remove_temporaries(final.parent, final.name)
+            raise
+        except BaseException:  # Ctrl-C: stop now; the next run removes the temporaries
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
 
 
