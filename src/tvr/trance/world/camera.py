@@ -8,19 +8,15 @@ every object lands.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
 from tvr._moved import forwarding_getattr
+from tvr.render.camera import PinholeCamera
 
 IMAGE_WIDTH = 320
 IMAGE_HEIGHT = 240
-LENS_MM = 35.0
-SENSOR_MM = 32.0
-HFOV = 2.0 * math.atan(SENSOR_MM / 2.0 / LENS_MM)
 
 
 CAMERA_BASE = {
@@ -53,54 +49,11 @@ def sample_jitter(
 
 
 @dataclass(frozen=True)
-class Camera:
-    """A pinhole camera at `location` looking at the origin, +z up."""
+class Camera(PinholeCamera):
+    """TRANCE's camera: a pinhole at `location` looking at the origin, images 320x240 by default."""
 
-    location: tuple[float, float, float]
     width: int = IMAGE_WIDTH
     height: int = IMAGE_HEIGHT
-    hfov: float = HFOV
-
-    @cached_property
-    def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(right, up, forward) unit vectors of the camera frame."""
-        c = np.asarray(self.location, dtype=np.float64)
-        forward = -c / math.sqrt(float(c @ c))
-        # forward x (0, 0, 1), normalised
-        right = np.array([forward[1], -forward[0], 0.0])
-        right /= math.sqrt(float(right @ right))
-        up = np.array(
-            [
-                right[1] * forward[2] - right[2] * forward[1],
-                right[2] * forward[0] - right[0] * forward[2],
-                right[0] * forward[1] - right[1] * forward[0],
-            ]
-        )
-        return right, up, forward
-
-    @property
-    def focal_px(self) -> float:
-        """Focal length in pixels (square pixels, horizontal sensor fit)."""
-        return (self.width / 2.0) / math.tan(self.hfov / 2.0)
-
-    def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pixel coordinates (u right, v down; pixel centres at +0.5) and depth of 3-D points."""
-        right, up, forward = self.basis
-        d = np.asarray(points, dtype=np.float64) - np.asarray(self.location)
-        z = d @ forward
-        f = self.focal_px
-        u = self.width / 2.0 + f * (d @ right) / z
-        v = self.height / 2.0 - f * (d @ up) / z
-        return np.stack([u, v], axis=-1), z
-
-    def rays(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Unit ray directions through pixel positions (u, v), same convention as `project`."""
-        right, up, forward = self.basis
-        f = self.focal_px
-        x = (np.asarray(u, dtype=np.float64) - self.width / 2.0) / f
-        y = (self.height / 2.0 - np.asarray(v, dtype=np.float64)) / f
-        d = x[..., None] * right + y[..., None] * up + forward
-        return d / np.sqrt((d * d).sum(axis=-1, keepdims=True))
 
 
 # VIEWS and VIEW_NAMES moved to tvr.trance.world.vocab; they resolve here for one release

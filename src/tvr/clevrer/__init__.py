@@ -1,0 +1,1 @@
+"""CLEVRER: physics videos of colliding objects, their events and causes, and questions with programs."""

@@ -1,0 +1,1 @@
+"""CLEVRER's program language: scene facts, the executor (a table of handlers), program helpers."""

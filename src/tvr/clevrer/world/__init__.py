@@ -1,0 +1,1 @@
+"""CLEVRER's world: vocabulary, scene sampling, pybullet physics, events and the causal graph."""
