@@ -74,6 +74,7 @@ def old_evaluate(samples_path: Path, predictions_path: Path, setting: str, out: 
             "predictions": str(predictions_path),
             "setting": setting,
             "lenient": False,
+            "max_steps_policy": "simulate",
             "views": list(vocab.VIEWS),
         },
     )

@@ -43,14 +43,25 @@ def test_parser_reads_steps(reply, steps):
         ('<answer>{"steps": [{"obj": 1, "value": "color.pink"}]}</answer>', "unknown value"),
         ('<answer>{"steps": [{"obj": 1, "value": "position.up.1"}]}</answer>', "unknown value"),
         ('<answer>{"steps": [{"obj": 1}]}</answer>', "not a value name"),
-        ('<answer>{"steps": ' + json.dumps([{"obj": i, "value": "color.red"} for i in range(5)])
-         + "}</answer>", "5 steps, at most 4"),
         ('<answer>{"steps": [{"obj": 1, "value": "color.red"}</answer>', "no JSON step list"),
     ],
 )  # fmt: skip
 def test_parser_rejects(reply, reason):
     parsed = parse_trance_reply(reply)
     assert not parsed.ok and reason in parsed.reason
+
+
+def test_event_reply_with_five_steps_is_read_for_evaluation(tmp_path):
+    """Longer answers reach `tvr evaluate`, which applies every step (issue 15, item 13)."""
+    five = '<answer>{"steps": ' + json.dumps(
+        [{"obj": i, "value": "color.red"} for i in range(5)]
+    ) + "}</answer>"
+    assert parse_trance_reply(five).ok and len(parse_trance_reply(five).answer) == 5
+    data, images, _ = make_trance(tmp_path)
+    event = TranceTask(data, images, "event")
+    assert len(event.parse_reply(event.items()[0], five).answer) == 5
+    basic = TranceTask(data, images, "basic")
+    assert "at most 1" in basic.parse_reply(basic.items()[0], five).reason
 
 
 def test_basic_allows_one_step():

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tvr.cli._common import views_option
 from tvr.trance.eval.evaluate import evaluate_files, print_summary
+from tvr.trance.eval.metrics import MAX_STEPS_POLICIES
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 
 
@@ -17,7 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Apply each predicted step to the initial state with the simulator and compare "
         "with the true final state (paper section 4.3). Prediction lines: "
         '{"id": SAMPLE_ID, "steps": [{"obj": 0..9, "value": "color.red"}, ...]} '
-        '(View adds "view": "L"|"C"|"R"). Samples without a prediction count as wrong.',
+        '(View adds "view": "L"|"C"|"R"). Samples without a prediction count as wrong. '
+        "A prediction may have more steps than a reference (4): by default every step is "
+        "simulated, as the released evaluator does (see --max-steps-policy).",
     )
     p.add_argument("--samples", required=True, type=Path, help="samples.jsonl with the references")
     p.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
@@ -27,6 +30,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--lenient",
         action="store_true",
         help="score bad prediction lines as wrong (and count them) instead of stopping",
+    )
+    p.add_argument(
+        "--max-steps-policy",
+        choices=list(MAX_STEPS_POLICIES),
+        default="simulate",
+        help="Event/View lines with more than 4 steps: simulate = apply every step, as the "
+        "released evaluator does (default; counted in summary.json's long_predictions); "
+        "strict = a bad line, which stops the evaluation (with --lenient: scored as wrong, the "
+        "old behaviour); lenient = a bad line scored as wrong and counted, while other bad "
+        "lines still stop it. Basic scores one step: a longer Basic line is a bad line under "
+        "simulate and strict, and scored as wrong under lenient",
     )
     p.add_argument(
         "--views",
@@ -39,7 +53,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     summary = evaluate_files(
-        args.samples, args.predictions, args.setting, args.out, args.lenient, args.views
+        args.samples,
+        args.predictions,
+        args.setting,
+        args.out,
+        args.lenient,
+        args.views,
+        args.max_steps_policy,
     )
     print_summary(summary)
     if args.out:

@@ -122,14 +122,16 @@ def _read_step(step: Any, k: int) -> tuple[dict[str, Any] | None, str | None]:
     return {"obj": obj, "value": name}, None
 
 
-def parse_trance_reply(reply: str, max_steps: int = vocab.MAX_STEPS) -> ParsedReply:
+def parse_trance_reply(reply: str, max_steps: int | None = None) -> ParsedReply:
     """The steps of a reply, as `[{"obj": int, "value": name}, ...]`, or the reason why not.
 
     Where: the last `<answer>` tag, else the last fenced code block, else the whole reply without
     `<think>` blocks; in it, the last JSON value that is `{"steps": [...]}` or a list of step
     objects. A step is `{"obj": 0..9, "value": "color.red"}` (`"object"` for `"obj"`, a digit
     string for the index, any case for the value, and `{"attr": "color", "value": "red"}` are
-    read too). Any bad step, or more than `max_steps` steps, makes the whole reply unreadable.
+    read too). Any bad step, or more than `max_steps` steps (None: no limit), makes the whole
+    reply unreadable. Event and View replies have no limit: `tvr evaluate` applies every step, as
+    the released evaluator does (a no-op 5th step can still be right); Basic allows one step.
     """
     text = reply or ""
     tags = [t for t in _ANSWER_TAG.findall(text) if t.strip()]
@@ -147,7 +149,7 @@ def parse_trance_reply(reply: str, max_steps: int = vocab.MAX_STEPS) -> ParsedRe
             steps.append(step)
     if problems:
         return ParsedReply(None, "; ".join(problems))
-    if len(steps) > max_steps:
+    if max_steps is not None and len(steps) > max_steps:
         return ParsedReply(None, f"{len(steps)} steps, at most {max_steps} allowed")
     return ParsedReply(steps)
 
@@ -219,7 +221,9 @@ class TranceTask:
         return out
 
     def parse_reply(self, item: TaskItem, reply: str) -> ParsedReply:
-        return parse_trance_reply(reply, self.max_steps)
+        # the prompt asks for 1..max_steps steps, but longer Event/View answers are scored as
+        # they are (every step simulated), so only Basic's single step is enforced here
+        return parse_trance_reply(reply, 1 if self.setting == "basic" else None)
 
 
 @dataclass

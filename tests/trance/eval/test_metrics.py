@@ -228,12 +228,12 @@ def test_view_breakdown_and_detail_records(generated):
 def test_bad_prediction_lines_are_located(tmp_path, hand_samples, line, field, message):
     good = json.dumps({"id": "c", "steps": [{"obj": 0, "value": "size.large"}]})
     s, p = _write(tmp_path, hand_samples, [good, line])
-    with pytest.raises(InputError) as err:
-        evaluate_files(s, p, "event")
+    with pytest.raises(InputError) as err:  # strict: more than 4 steps is a bad line too
+        evaluate_files(s, p, "event", max_steps_policy="strict")
     assert err.value.line == 2 and err.value.field == field and message in err.value.reason
     assert str(p) in str(err.value)
     # lenient: the bad line is counted, the sample it names (if any) is wrong, the rest scored
-    summary = evaluate_files(s, p, "event", lenient=True)
+    summary = evaluate_files(s, p, "event", lenient=True, max_steps_policy="strict")
     assert summary["invalid"] == 1 and summary["metrics"]["Acc"] == pytest.approx(1 / 3)
 
 

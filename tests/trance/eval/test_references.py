@@ -28,7 +28,7 @@ from tvr.trance.eval.metrics import (
 from tvr.trance.eval.plain import compact_steps, spaced_steps
 from tvr.trance.eval.references import cache_path, reference_table, write_reference_cache
 from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
-from tvr.trance.world.vocab import VIEWS
+from tvr.trance.world.vocab import VALUES, VIEWS
 
 TABLE_FIELDS = ("views", "init", "final", "objs", "values", "options", "order_sensitive")
 
@@ -67,6 +67,32 @@ def _evaluated(samples_path, preds_path, setting, out, views=("L", "C", "R"), le
 def _same(a, b):
     assert json.dumps(a[0]) == json.dumps(b[0])
     assert a[1] == b[1]
+
+
+def _same_predictions(got, want, name=""):
+    """Two PredictionTables hold the same steps (the ones after the 4th too) and problems."""
+    for field in ("objs", "values", "present"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), (name, field)
+    for field in ("rows", "start", "objs", "values"):
+        x, y = getattr(got.more, field), getattr(want.more, field)
+        assert x.dtype == y.dtype and np.array_equal(x, y), (name, "more." + field)
+    assert got.long_lines == want.long_lines, name
+    assert got.errors == want.errors and got.problems == want.problems, name
+
+
+def _longer(records, seed):
+    """The records with every third one given 1 to 12 steps more (some no-ops, some moves)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, r in enumerate(records):
+        if i % 3 == 0:
+            extra = [
+                {"obj": int(rng.integers(10)), "value": VALUES[int(rng.integers(len(VALUES)))]}
+                for _ in range(int(rng.integers(1, 13)))
+            ]
+            r = {**r, "steps": r["steps"] + [r["steps"][-1]] + extra}  # a no-op, then the rest
+        out.append(r)
+    return out
 
 
 def _assert_tables_equal(a, b):
@@ -149,6 +175,13 @@ def _prediction_files(tmp_path, samples, setting, views=VIEWS):
     files["spaced"].write_text("\n".join(spaced))
     files["bad"] = tmp_path / "bad.jsonl"
     files["bad"].write_text(_bad_lines(records("oracle")))
+    # lines with more than 4 steps (simulated in Event and View, bad lines in Basic)
+    files["long"] = tmp_path / "long.jsonl"
+    write_jsonl(files["long"], _longer(records("random", seed=8), seed=1))
+    files["long spaced"] = tmp_path / "long-spaced.jsonl"
+    files["long spaced"].write_text(
+        "".join(json.dumps(r) + "\n" for r in _longer(records("oracle"), seed=2)[::-1])
+    )  # in reverse order
     return files
 
 
@@ -165,7 +198,8 @@ def test_evaluation_equals_the_jsonl_path(tmp_path, samples, setting, views):
             try:
                 expected = _jsonl_path(path, preds, setting, views, lenient)
             except InputError as err:
-                assert name == "bad" and not lenient
+                long_basic = name.startswith("long") and setting == "basic"
+                assert not lenient and (name == "bad" or long_basic)
                 with pytest.raises(InputError) as got:
                     evaluate_files(path, preds, setting, tmp_path / "x", lenient, views)
                 assert str(got.value) == str(err)
@@ -179,6 +213,9 @@ def test_evaluation_equals_the_jsonl_path(tmp_path, samples, setting, views):
                 assert expected[0]["invalid"] > 0 and expected[0]["missing"] > 0
             if name == "spaced":
                 assert expected[0]["missing"] > 0
+            if name.startswith("long"):
+                assert expected[0]["long_predictions"] > 0
+                assert setting != "basic" or expected[0]["invalid"] > 0
 
 
 @pytest.mark.parametrize("setting", ["basic", "event", "view"])
@@ -198,13 +235,33 @@ def test_fast_prediction_readers_take_plain_files_only(tmp_path, samples, settin
     for name in ("bad", "spaced"):  # bad lines; list-form steps
         assert compact_steps(files[name].read_bytes(), ref, k) is None
         assert spaced_steps(files[name].read_bytes(), ref, k) is None
+    # longer than 4 steps: read in bulk when every step is simulated (Event, View), else not
+    limit = 1 if setting == "basic" else None
+    long, long_spaced = files["long"].read_bytes(), files["long spaced"].read_bytes()
+    assert (compact_steps(long, ref, limit) is None) == (setting == "basic")
+    assert (spaced_steps(long_spaced, ref, limit) is None) == (setting == "basic")
+    assert compact_steps(long, ref, 4) is None and spaced_steps(long_spaced, ref, 4) is None
     # and what they read is what the line-by-line parser reads
-    for name in ("oracle", "random", "json.dumps"):
+    names = ["oracle", "random", "json.dumps"] + ["long", "long spaced"] * (setting != "basic")
+    for name in names:
         a = read_predictions(files[name], ref)
         b = read_predictions(files[name], ref, fast=False)
-        for field in ("objs", "values", "present"):
-            assert np.array_equal(getattr(a, field), getattr(b, field)), (name, field)
+        _same_predictions(a, b, name)
         assert b.present.any() and not b.errors and not b.problems
+        assert (b.long_lines > 0) == name.startswith("long")
+    for policy in ("strict", "lenient"):  # the fast readers leave long lines to the line parser
+        for lenient in (False, True):
+            try:
+                want = read_predictions(files["long"], ref, lenient, False, policy)
+            except InputError as err:
+                assert policy == "strict" and not lenient and err.field == "steps"
+                with pytest.raises(InputError) as got:
+                    read_predictions(files["long"], ref, lenient, max_steps_policy=policy)
+                assert str(got.value) == str(err)
+                continue
+            got = read_predictions(files["long"], ref, lenient, max_steps_policy=policy)
+            _same_predictions(got, want)
+            assert want.long_lines == len(want.problems) > 0 and not len(want.more.rows)
 
 
 @pytest.mark.parametrize("odd_ids", [False, True])
@@ -510,9 +567,7 @@ def test_plain_lines_with_a_problem_read_like_the_line_parser(tmp_path, samples,
             assert str(got.value) == str(err)
             continue
         got = read_predictions(preds, ref, lenient)
-        for name in ("objs", "values", "present"):
-            assert np.array_equal(getattr(got, name), getattr(want, name)), name
-        assert got.errors == want.errors and got.problems == want.problems
+        _same_predictions(got, want)
 
 
 @pytest.mark.parametrize(
@@ -551,9 +606,7 @@ def test_odd_compact_lines_read_like_the_line_parser(tmp_path, samples, setting,
             assert str(got.value) == str(err)
             continue
         got = read_predictions(preds, ref, lenient)
-        for name in ("objs", "values", "present"):
-            assert np.array_equal(getattr(got, name), getattr(want, name)), name
-        assert got.errors == want.errors and got.problems == want.problems
+        _same_predictions(got, want)
 
 
 def test_raw_control_character_in_an_id_is_not_json(tmp_path, samples):

@@ -2,10 +2,11 @@
 
 Each line is what `orjson.dumps(metrics.details(...)[r])` writes, byte for byte (the tests check
 it). A line is cut into fragments: the id; the view and num_steps; each reference step; the
-prediction's opening; each predicted step; its end or the problem; and all the scores. Fragments
-that depend on few values (a step, the scores of a row) are made once per distinct value, by
-orjson from the same dict entries `details` makes, taken from a row that has them; then the
-fragments of all rows go into one numpy array and are joined in order, skipping empty ones.
+prediction's opening; each predicted step (the steps after the K-th of a longer prediction in
+one fragment); its end or the problem; and all the scores. Fragments that depend on few values
+(a step, the scores of a row) are made once per distinct value, by orjson from the same dict
+entries `details` makes, taken from a row that has them; then the fragments of all rows go into
+one numpy array and are joined in order, skipping empty ones.
 """
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def _step_columns(
 
 def _plain(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> bool:
     """Whether every step and view lies in the lookup tables (always, for tables tvr reads)."""
+    more = pred.more
+    if ((more.values < 0) | (more.values >= PAD)).any():
+        return False
+    if ((more.objs < 0) | (more.objs >= vocab.NUM_OBJECTS)).any():
+        return False
+    if len(more.rows) and not np.asarray(pred.present)[more.rows].all():
+        return False
     for objs, values in ((ref.objs, ref.values), (pred.objs, pred.values)):
         real = values != PAD
         if not ((values >= 0) & (values <= PAD)).all():
@@ -144,6 +152,15 @@ def detail_jsonl(
     cols = [_objects(_id_texts(ref.ids)), _by_value([views, nsteps], head), *ref_steps]
     cols.append(_objects([b'],"prediction":null', b'],"prediction":['])[present.astype(np.intp)])
     cols += pred_steps
+    if len(pred.more.rows):  # the steps after the K-th of longer predictions, one fragment a row
+        more = pred.more
+        codes = (more.objs * vocab.NUM_VALUES + more.values).tolist()
+        tail = np.full(n, b"", dtype=object)
+        tail[more.rows] = [
+            b"," + b",".join(_STEPS[c] for c in codes[lo:hi])
+            for lo, hi in zip(more.start[:-1].tolist(), more.start[1:].tolist(), strict=True)
+        ]
+        cols.append(tail)
     end = np.full(n, b"]", dtype=object)
     absent = np.flatnonzero(~present)
     end[absent] = [_entries({"problem": pred.errors.get(r, "missing")}) for r in absent.tolist()]

@@ -1,7 +1,7 @@
 """`tvr evaluate` as a library call: read samples and predictions, score, write the outputs.
 
 Writes into the output folder:
-    summary.json   the metrics, breakdowns, and counts of missing and bad predictions
+    summary.json   the metrics, breakdowns, and counts of missing, bad and long predictions
     detail.jsonl   one line per scored sample (and view): distance, correct, loose correct,
                    the first broken rule and at which step, the reference and the prediction
     config.json    the files and options this evaluation used
@@ -20,7 +20,7 @@ from rich.table import Table
 
 from tvr.core.jsonl import write_json
 from tvr.trance.eval.detail import detail_jsonl
-from tvr.trance.eval.metrics import read_predictions, score, summarize
+from tvr.trance.eval.metrics import max_steps_for, read_predictions, score, step_limit, summarize
 from tvr.trance.eval.references import reference_table
 from tvr.trance.world.vocab import VIEWS
 
@@ -32,13 +32,18 @@ def evaluate_files(
     out: str | Path | None = None,
     lenient: bool = False,
     views: tuple[str, ...] = VIEWS,
+    max_steps_policy: str = "simulate",
 ) -> dict[str, Any]:
     """Score a predictions file against a samples file; write the outputs if `out` is given.
 
     The references come from the samples file's cache (`references.py`), built on first use.
+    Predictions longer than a reference follow `max_steps_policy` (metrics.MAX_STEPS_POLICIES).
     """
+    step_limit(setting, max_steps_policy)  # a bad policy is refused before any file is read
     ref = reference_table(samples_path, setting, views)
-    pred = read_predictions(predictions_path, ref, lenient=lenient)
+    pred = read_predictions(
+        predictions_path, ref, lenient=lenient, max_steps_policy=max_steps_policy
+    )
     s = score(ref, pred)
     summary = summarize(ref, pred, s)
     summary["samples_file"] = str(samples_path)
@@ -56,6 +61,7 @@ def evaluate_files(
                 "predictions": str(predictions_path),
                 "setting": setting,
                 "lenient": lenient,
+                "max_steps_policy": max_steps_policy,
                 "views": list(views),
             },
         )
@@ -126,7 +132,16 @@ def print_summary(
         notes.append(f"{summary['missing']} sample(s) had no prediction and count as wrong")
     if summary["invalid"]:
         notes.append(
-            f"{summary['invalid']} bad prediction line(s) were scored as wrong (--lenient)"
+            f"{summary['invalid']} bad prediction line(s) were scored as wrong (--lenient, or "
+            "--max-steps-policy lenient for long ones)"
         )
+    long = summary.get("long_predictions", 0)
+    if long:
+        limit = max_steps_for(setting := summary["setting"])
+        what = f"predictions with more than {limit} step{'s' if limit > 1 else ''}: {long}"
+        if summary.get("max_steps_policy") == "simulate" and setting != "basic":
+            notes.append(f"{what} (every step simulated, --max-steps-policy simulate)")
+        else:
+            notes.append(f"{what} (bad lines, scored as wrong)")
     for n in notes:
         console.print(f"[yellow]note:[/yellow] {n}")

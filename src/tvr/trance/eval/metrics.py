@@ -14,6 +14,10 @@ simulator (`tvr.trance.world.simulator`); a step that breaks a rule is applied a
        reference steps breaks a rule (found here by trying every order).
 Breakdowns per number of reference steps and, for View, per final view.
 
+Predictions longer than a reference can be (Event, View: 4 steps) are simulated step by step by
+default, as the released evaluator does (it applies every step it is given, so a no-op fifth step
+can still be correct); `MAX_STEPS_POLICIES` names the other choices.
+
 Everything runs on numpy arrays over all samples at once; `ReferenceTable` holds the samples'
 arrays, `PredictionTable` the predictions', both built once from files.
 """
@@ -104,25 +108,105 @@ class ReferenceTable:
         return table
 
 
+def _no_steps() -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class LongSteps:
+    """The steps after the K-th of the predictions that have more than K, row by row (CSR)."""
+
+    rows: np.ndarray = field(default_factory=_no_steps)  # (M,) ascending table rows
+    start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))  # (M+1,)
+    objs: np.ndarray = field(default_factory=_no_steps)  # (T,) objects, row after row
+    values: np.ndarray = field(default_factory=_no_steps)  # (T,) values
+
+    @classmethod
+    def from_groups(
+        cls, rows: np.ndarray, counts: np.ndarray, objs: np.ndarray, values: np.ndarray
+    ) -> LongSteps:
+        """From groups of `counts` steps given in any row order (each row at most once)."""
+        rows, counts = np.asarray(rows, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        order = np.argsort(rows, kind="stable")
+        old_start = np.cumsum(counts) - counts
+        new_counts = counts[order]
+        start = np.concatenate([[0], np.cumsum(new_counts)]).astype(np.int64)
+        take = np.arange(int(start[-1])) + np.repeat(old_start[order] - start[:-1], new_counts)
+        objs, values = np.asarray(objs, dtype=np.int64), np.asarray(values, dtype=np.int64)
+        return cls(rows[order], start, objs[take], values[take])
+
+    def of(self, row: int) -> list[tuple[int, int]]:
+        """The steps after the K-th of one row ([] if it has no more)."""
+        i = int(np.searchsorted(self.rows, row))
+        if i == len(self.rows) or self.rows[i] != row:
+            return []
+        lo, hi = int(self.start[i]), int(self.start[i + 1])
+        return list(zip(self.objs[lo:hi].tolist(), self.values[lo:hi].tolist(), strict=True))
+
+
 @dataclass
 class PredictionTable:
-    """Predictions aligned with a ReferenceTable's rows."""
+    """Predictions aligned with a ReferenceTable's rows: the first K steps (K: the most a
+    reference has) as arrays, the steps after them, if any, in `more`."""
 
     objs: np.ndarray  # (N, K) padded with -1
     values: np.ndarray  # (N, K) padded with PAD
     present: np.ndarray  # (N,) a usable prediction was given
     errors: dict[int, str]  # row -> why its prediction was not usable (lenient mode)
     problems: list[str]  # lenient mode: every bad line, as "file, line N, field: message"
+    more: LongSteps = field(default_factory=LongSteps)  # steps after the K-th (simulate policy)
+    long_lines: int = 0  # lines with more steps than K: simulated, or refused by the policy
+    max_steps_policy: str = "simulate"
+
+    def steps_of(self, row: int) -> list[tuple[int, int]]:
+        """Every predicted step of one row, in order."""
+        first = [
+            (int(o), int(v))
+            for o, v in zip(self.objs[row], self.values[row], strict=True)
+            if v != PAD
+        ]
+        return first + self.more.of(row) if len(self.more.rows) else first
 
 
 def max_steps_for(setting: str) -> int:
+    """The most steps a reference of the setting has (Basic 1, Event and View 4)."""
     return 1 if setting == "basic" else vocab.MAX_STEPS
 
 
+#: What evaluation does with a prediction that has more steps than a reference can have
+#: (Event and View: 4). Basic scores one step under every policy: a longer Basic line is a bad
+#: line under "simulate" and "strict" and counts as wrong under "lenient".
+MAX_STEPS_POLICIES = {
+    "simulate": "apply every step, as the released evaluator does (the default)",
+    "strict": "a bad line: stop there (with --lenient, count its sample as wrong)",
+    "lenient": "a bad line that counts its sample as wrong and is counted; go on",
+}
+
+
+class TooManySteps(InputError):
+    """A prediction line with more steps than the max-steps policy allows."""
+
+
+def step_limit(setting: str, policy: str = "simulate") -> int | None:
+    """The most steps a prediction line may have under a max-steps policy; None: no limit."""
+    if policy not in MAX_STEPS_POLICIES:
+        raise UserError(
+            f"max-steps policy must be one of {list(MAX_STEPS_POLICIES)}, got {policy!r}"
+        )
+    if setting == "basic" or policy != "simulate":
+        return max_steps_for(setting)
+    return None
+
+
 def parse_prediction(
-    record: Any, setting: str, path: str | Path = "<predictions>", lineno: int | None = None
+    record: Any,
+    setting: str,
+    path: str | Path = "<predictions>",
+    lineno: int | None = None,
+    max_steps_policy: str = "simulate",
 ) -> tuple[str, int, list[tuple[int, int]]]:
-    """(sample id, view index or -1, [(object, value)]) of one prediction record; InputError if bad."""
+    """(sample id, view index or -1, [(object, value)]) of one prediction record; InputError if
+    bad (TooManySteps if it has more steps than `max_steps_policy` allows)."""
     if not isinstance(record, dict):
         raise InputError(path, lineno, None, "expected a JSON object with 'id' and 'steps'")
     sid = record.get("id")
@@ -144,11 +228,12 @@ def parse_prediction(
         raise InputError(
             path, lineno, "steps", f"expected a list of steps, got {type(steps).__name__}"
         )
-    limit = max_steps_for(setting)
-    if len(steps) > limit:
-        raise InputError(
-            path, lineno, "steps", f"{len(steps)} steps, but {setting} allows at most {limit}"
-        )
+    limit = step_limit(setting, max_steps_policy)
+    if limit is not None and len(steps) > limit:
+        why = f"{len(steps)} steps, but {setting} allows at most {limit}"
+        if setting != "basic":
+            why += f" under --max-steps-policy {max_steps_policy} ('simulate' applies them all)"
+        raise TooManySteps(path, lineno, "steps", why)
     out = []
     for k, st in enumerate(steps):
         if isinstance(st, dict):
@@ -175,34 +260,52 @@ def parse_prediction(
 
 
 def read_predictions(
-    path: str | Path, ref: ReferenceTable, lenient: bool = False, fast: bool = True
+    path: str | Path,
+    ref: ReferenceTable,
+    lenient: bool = False,
+    fast: bool = True,
+    max_steps_policy: str = "simulate",
 ) -> PredictionTable:
     """Predictions of a JSONL file aligned with the reference rows.
 
     Strict (default): the first bad line raises an InputError naming file, line and field.
     Lenient: a bad line is recorded; if it names a known sample, that sample counts as wrong.
+    Lines with more steps than a reference has follow `max_steps_policy` (MAX_STEPS_POLICIES).
     `fast=False` parses every line with the general parser (what the fast path is tested against).
     """
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
+    limit = step_limit(ref.setting, max_steps_policy)
     n = len(ref.ids)
     k = max_steps_for(ref.setting)
     objs = np.full((n, k), -1, dtype=np.int64)
     values = np.full((n, k), PAD, dtype=np.int64)
     present = np.zeros(n, dtype=bool)
-    plain = plain_steps(path.read_bytes(), ref, k) if fast else None
+    plain = plain_steps(path.read_bytes(), ref, limit) if fast else None
     if plain is not None:  # every line plain and good: read in bulk (plain.py)
         rows, counts, step_objs, step_values = plain
         step_rows = np.repeat(rows, counts)
         step_k = np.arange(len(step_rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+        more = LongSteps()
+        if counts.max(initial=0) > k:  # predictions longer than a reference (simulate policy)
+            head, long = step_k < k, counts > k
+            more = LongSteps.from_groups(
+                rows[long], counts[long] - k, step_objs[~head], step_values[~head]
+            )
+            step_rows, step_k = step_rows[head], step_k[head]
+            step_objs, step_values = step_objs[head], step_values[head]
         objs[step_rows, step_k] = step_objs
         values[step_rows, step_k] = step_values
         present[rows] = True
-        return PredictionTable(objs, values, present, {}, [])
+        return PredictionTable(
+            objs, values, present, {}, [], more, len(more.rows), max_steps_policy
+        )
     errors: dict[int, str] = {}
     problems: list[str] = []
     seen: dict[int, int] = {}
+    longer: dict[int, list[tuple[int, int]]] = {}  # row -> its steps after the k-th
+    refused = 0
     with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
@@ -216,7 +319,9 @@ def read_predictions(
                 if isinstance(record, dict) and isinstance(record.get("id"), str):
                     v = record.get("view")
                     row = ref.index.get((record["id"], VIEWS.index(v) if v in VIEWS else -1))
-                sid, view, steps = parse_prediction(record, ref.setting, path, lineno)
+                sid, view, steps = parse_prediction(
+                    record, ref.setting, path, lineno, max_steps_policy
+                )
                 row = ref.index.get((sid, view))
                 if row is None:
                     what = f"{sid!r}" + (f" with view {VIEWS[view]!r}" if view >= 0 else "")
@@ -231,18 +336,33 @@ def read_predictions(
                         f"second prediction for {sid!r} (first on line {seen[row]})",
                     )
                 seen[row] = lineno
-                for j, (o, v) in enumerate(steps):
+                for j, (o, v) in enumerate(steps[:k]):
                     objs[row, j] = o
                     values[row, j] = v
+                if len(steps) > k:
+                    longer[row] = steps[k:]
                 present[row] = True
             except InputError as err:
-                if not lenient:
+                too_long = isinstance(err, TooManySteps)
+                refused += too_long
+                if not (lenient or (too_long and max_steps_policy == "lenient")):
                     raise
                 problems.append(str(err))
                 if row is not None and row not in seen:
                     errors[row] = err.reason
                     seen[row] = lineno
-    return PredictionTable(objs, values, present, errors, problems)
+    more = LongSteps()
+    if longer:
+        tails = list(longer.values())
+        more = LongSteps.from_groups(
+            np.fromiter(longer, dtype=np.int64, count=len(longer)),
+            np.array([len(t) for t in tails], dtype=np.int64),
+            np.array([o for t in tails for o, _ in t], dtype=np.int64),
+            np.array([v for t in tails for _, v in t], dtype=np.int64),
+        )
+    return PredictionTable(
+        objs, values, present, errors, problems, more, len(longer) + refused, max_steps_policy
+    )
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
@@ -276,14 +396,58 @@ def score_basic(ref: ReferenceTable, pred: PredictionTable) -> Scores:
     )
 
 
-def score_event(ref: ReferenceTable, pred: PredictionTable) -> Scores:
-    sim = world.apply_steps_batch(ref.init, pred.objs, pred.values)
-    dist = world.distance_batch(sim.final, ref.final)
-    nref = ref.num_steps
-    rules = np.where(sim.off_plane, 1, np.where(sim.overlap, 2, 0))  # (N, K)
+def _first_broken(sim: world.BatchResult) -> tuple[np.ndarray, np.ndarray]:
+    """(first step that breaks a rule, 0-based or -1; that rule: 0 none, 1 off_plane, 2 overlap)."""
+    rules = np.where(sim.off_plane, 1, np.where(sim.overlap, 2, 0))  # (B, K)
     broken = rules > 0
     first = np.where(broken.any(axis=1), broken.argmax(axis=1), -1)
     first_rule = np.where(first >= 0, rules[np.arange(len(first)), np.maximum(first, 0)], 0)
+    return first, first_rule
+
+
+def _simulate_more(
+    states: np.ndarray, more: LongSteps
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Go on simulating the rows of `more` from `states` (M, 10, 6) with their further steps:
+    (final states, first broken step among them or -1, its rule). Rows are batched by length,
+    within a factor of two, so the padded arrays stay under twice the steps."""
+    counts = np.diff(more.start)
+    final = states.astype(np.int32)  # many moves may carry a position past int16
+    first = np.full(len(counts), -1, dtype=np.int64)
+    rule = np.zeros(len(counts), dtype=np.int64)
+    group = np.floor(np.log2(np.maximum(counts, 1))).astype(np.int64)
+    step_row = np.repeat(np.arange(len(counts)), counts)
+    step_k = np.arange(len(step_row)) - np.repeat(more.start[:-1], counts)
+    for g in np.unique(group):
+        sel = np.flatnonzero(group == g)
+        local = np.zeros(len(counts), dtype=np.int64)
+        local[sel] = np.arange(len(sel))
+        steps = np.flatnonzero(group[step_row] == g)
+        width = int(counts[sel].max())
+        objs = np.full((len(sel), width), -1, dtype=np.int64)
+        values = np.full((len(sel), width), PAD, dtype=np.int64)
+        objs[local[step_row[steps]], step_k[steps]] = more.objs[steps]
+        values[local[step_row[steps]], step_k[steps]] = more.values[steps]
+        sim = world.apply_steps_batch(final[sel], objs, values)
+        final[sel] = sim.final
+        first[sel], rule[sel] = _first_broken(sim)
+    return final, first, rule
+
+
+def score_event(ref: ReferenceTable, pred: PredictionTable) -> Scores:
+    sim = world.apply_steps_batch(ref.init, pred.objs, pred.values)
+    final = sim.final
+    first, first_rule = _first_broken(sim)
+    if len(pred.more.rows):  # predictions longer than K: every further step is applied too
+        rows = pred.more.rows
+        tail_final, tail_first, tail_rule = _simulate_more(final[rows], pred.more)
+        final = final.astype(np.int32)
+        final[rows] = tail_final
+        later = (first[rows] < 0) & (tail_first >= 0)
+        first[rows[later]] = pred.objs.shape[1] + tail_first[later]
+        first_rule[rows[later]] = tail_rule[later]
+    dist = world.distance_batch(final, ref.final)
+    nref = ref.num_steps
     usable = pred.present
     loose = usable & (dist == 0)
     correct = loose & (first < 0)
@@ -329,6 +493,8 @@ def summarize(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> dict[str
         "missing": int(missing.sum()),
         "invalid": len(pred.problems),
         "invalid_rows": len(pred.errors),
+        "long_predictions": pred.long_lines,
+        "max_steps_policy": pred.max_steps_policy,
     }
     if ref.setting == "basic":
         out["metrics"] = {
@@ -377,11 +543,7 @@ def details(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> list[dict[
             if v != PAD
         ]
         d["prediction"] = (
-            [
-                {"obj": int(o), "value": vocab.VALUES[v]}
-                for o, v in zip(pred.objs[r], pred.values[r], strict=True)
-                if v != PAD
-            ]
+            [{"obj": o, "value": vocab.VALUES[v]} for o, v in pred.steps_of(r)]
             if pred.present[r]
             else None
         )
@@ -410,14 +572,21 @@ def details(ref: ReferenceTable, pred: PredictionTable, s: Scores) -> list[dict[
 def evaluate_steps(
     sample: Sample, steps: list[tuple[int, int]], setting: str = "event"
 ) -> dict[str, Any]:
-    """Score one prediction of one sample (what the web app and VLM runner call)."""
+    """Score one prediction of one sample (what the web app and VLM runner call). Event and
+    View apply every step, as `tvr evaluate` does by default; Basic scores the first."""
     ref = ReferenceTable.from_samples([sample], "event" if setting == "view" else setting)
     k = max_steps_for(setting)
     objs = np.full((1, k), -1, dtype=np.int64)
     values = np.full((1, k), PAD, dtype=np.int64)
     for j, (o, v) in enumerate(steps[:k]):
         objs[0, j], values[0, j] = o, v
-    pred = PredictionTable(objs, values, np.ones(1, dtype=bool), {}, [])
+    more = LongSteps()
+    if setting != "basic" and len(steps) > k:
+        rest = steps[k:]
+        more = LongSteps.from_groups(
+            np.zeros(1), np.array([len(rest)]), [o for o, _ in rest], [v for _, v in rest]
+        )
+    pred = PredictionTable(objs, values, np.ones(1, dtype=bool), {}, [], more, len(more.rows))
     return details(ref, pred, score(ref, pred))[0]
 
 

@@ -129,8 +129,8 @@ def _value_codes(names: np.ndarray) -> np.ndarray | None:
     return _VALUE_ORDER[pos].astype(np.int64) if found.all() else None
 
 
-def compact_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
-    """The steps of a file of compact lines (module doc), or None."""
+def compact_steps(data: bytes, ref: Any, max_steps: int | None) -> Steps | None:
+    """The steps of a file of compact lines (module doc), or None; `max_steps` None: any number."""
     if not data:
         return _empty()
     if not data.endswith(b"\n"):
@@ -151,7 +151,7 @@ def compact_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
     if (extra < 0).any() or (extra % 6).any():
         return None
     counts = extra // 6
-    if counts.max() > max_steps:
+    if max_steps is not None and counts.max() > max_steps:
         return None
     # {"id":"ID"  [,"view":"V"]  ,"steps":[
     if not (buf[starts] == ord("{")).all() or not _matches(win, starts + 1, b'"id":"'):
@@ -216,15 +216,16 @@ def compact_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
 _STEP_TOKEN = rb'\{"obj": ?[0-9], ?"value": ?"[a-z0-9.\-]+"\}'
 _LINE = re.compile(
     rb'^\{"id": ?"([^"\\\x00-\x1f]+)", ?(?:"view": ?"([^"\\\x00-\x1f]*)", ?)?"steps": ?\[('
-    + rb"(?:" + _STEP_TOKEN + rb"(?:, ?" + _STEP_TOKEN + rb"){0,3})?"
+    + rb"(?:" + _STEP_TOKEN + rb"(?:, ?" + _STEP_TOKEN + rb")*)?"
     + rb")\]\}$",
     re.MULTILINE,
 )  # fmt: skip
 _STEP = re.compile(rb'\{"obj": ?([0-9]), ?"value": ?"([a-z0-9.\-]+)"\}')
 
 
-def spaced_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
-    """The steps of a file of spaced or compact lines (module doc), or None."""
+def spaced_steps(data: bytes, ref: Any, max_steps: int | None) -> Steps | None:
+    """The steps of a file of spaced or compact lines (module doc), or None; `max_steps` None:
+    any number."""
     lines = _LINE.findall(data)
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if len(lines) != n_lines:
@@ -247,7 +248,7 @@ def spaced_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
         return None
     steps = [m[2] for m in lines]
     counts = np.array([s.count(b"{") for s in steps], dtype=np.int64)
-    if counts.max() > max_steps:
+    if max_steps is not None and counts.max() > max_steps:
         return None
     tokens = _STEP.findall(b",".join(steps))
     code = {}
@@ -265,7 +266,8 @@ def spaced_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
     )
 
 
-def plain_steps(data: bytes, ref: Any, max_steps: int) -> Steps | None:
-    """The steps of a predictions file by the first reader that takes it, or None."""
+def plain_steps(data: bytes, ref: Any, max_steps: int | None) -> Steps | None:
+    """The steps of a predictions file by the first reader that takes it, or None. A line with
+    more than `max_steps` steps (None: no limit) sends the file to the line parser."""
     got = compact_steps(data, ref, max_steps)
     return got if got is not None else spaced_steps(data, ref, max_steps)
