@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.results",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
+    "tvr.cli.clevrer",
     "tvr.cli.serve",
 )
 

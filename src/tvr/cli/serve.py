@@ -30,6 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a dataset folder made by `tvr generate` (one per setting; give several to serve several settings)",
     )
     p.add_argument(
+        "--benchmark",
+        default="trance",
+        help="whose pages to serve: trance (default: its human test, or --viewer) or clevrer "
+        "(a viewer of videos, events, causal graphs and questions; needs --viewer)",
+    )
+    p.add_argument(
         "--viewer",
         action="store_true",
         help="serve the viewer (references, predictions, --admin) instead of the human test",
@@ -76,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         practice=args.practice,
     ).validate()
     if args.export:
+        if args.benchmark != "trance":
+            raise UserError("--export writes the TRANCE human test's answers; it has no --benchmark")
         from tvr.trance.web.app import export_all
 
         paths = export_all(config, args.export)
@@ -87,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tvr.web.factory import create_app
 
-    app = create_app(config, "trance")  # TRANCE's pages, registered by its plugin
+    app = create_app(config, args.benchmark)  # the pages each benchmark's plugin registered
     for warning in app.state.warnings:
         print(f"tvr serve: warning: {warning}", file=sys.stderr)
     what = "viewer" if config.viewer else "human test"

@@ -1,1 +1,1 @@
-"""Rendering pieces shared by the benchmarks' worlds: cameras (and, as they are shared, engines)."""
+"""Rendering pieces shared by the benchmarks' worlds: camera, meshes, scene, raster and Cycles."""

@@ -1,22 +1,8 @@
-"""Quality presets of the renderers: samples, bounces, denoising, and the raster backend's MSAA."""
+"""TRANCE's quality presets of the renderers: samples, bounces, denoising, raster MSAA."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Preset:
-    """Render settings of one quality level (Cycles fields, then the raster backend's)."""
-
-    name: str
-    samples: int  # Cycles samples per pixel
-    max_bounces: int
-    transparent_bounces: int
-    denoise: bool  # OpenImageDenoise on the colour pass (no albedo/normal guides)
-    blur_glossy: float  # Cycles' filter glossy: trades glossy noise for blur
-    msaa: int  # raster backend: multisample anti-aliasing samples (0 = off; capped by the driver)
-
+from tvr.render.presets import Preset, pick_preset
 
 PRESETS: dict[str, Preset] = {
     # tests and quick looks: a few samples, noisy
@@ -33,7 +19,7 @@ PRESETS: dict[str, Preset] = {
 
 def get_preset(name: str) -> Preset:
     """The preset called `name`; ValueError naming the known ones otherwise."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise ValueError(f"unknown preset {name!r}: expected one of {', '.join(PRESETS)}") from None
+    return pick_preset(name, PRESETS)
+
+
+__all__ = ["PRESETS", "Preset", "get_preset"]

@@ -1,0 +1,1 @@
+"""CLEVRER's released file layouts: annotations, predicted dynamics, questions, masks, submissions."""

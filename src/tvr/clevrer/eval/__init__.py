@@ -1,0 +1,1 @@
+"""Scoring answers to CLEVRER questions, and the language-only baselines (random, frequent)."""

@@ -1,0 +1,59 @@
+"""Answer questions by running their programs on each video's dynamics (ground truth or predicted).
+
+This is NS-DR's last stage and, on ground-truth dynamics with the questions' own programs, the
+oracle: every generated question must come out right. A program that fails on a video answers
+"error" (scored wrong), as the released executor does; a video without a dynamics file is
+reported and left unanswered (its questions count wrong when scored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tvr.clevrer.data.layout import sim_filename
+from tvr.clevrer.data.questions import VideoQuestions
+from tvr.clevrer.data.submission import SubmittedQuestion, SubmittedVideo
+from tvr.clevrer.programs.dynamics import read_dynamics
+from tvr.clevrer.programs.executor import answer_or_error
+
+
+@dataclass
+class ExecutionReport:
+    """What `answer_questions` answered, and what it could not."""
+
+    videos: list[SubmittedVideo] = field(default_factory=list)
+    missing_dynamics: list[int] = field(default_factory=list)
+    errors: int = 0
+    answered: int = 0
+
+
+def answer_questions(
+    questions: Iterable[VideoQuestions], dynamics: str | Path, collisions: str = "given"
+) -> ExecutionReport:
+    """Run every question's program (and each choice's) on DYNAMICS/sim_XXXXX.json."""
+    report = ExecutionReport()
+    root = Path(dynamics)
+    for video in questions:
+        path = root / sim_filename(video.scene_index)
+        if not path.is_file():
+            report.missing_dynamics.append(video.scene_index)
+            continue
+        facts = read_dynamics(path, collisions=collisions)
+        answers = []
+        for q in video.questions:
+            program = q.program or ()
+            if q.choices is None:
+                answer = answer_or_error(program, facts)
+                report.errors += answer == "error"
+                answers.append(SubmittedQuestion(q.question_id, answer=answer))
+            else:
+                chosen = {}
+                for c in q.choices:
+                    chosen[c.choice_id] = answer_or_error(program, facts, c.program or ())
+                    report.errors += chosen[c.choice_id] == "error"
+                answers.append(SubmittedQuestion(q.question_id, choices=chosen))
+            report.answered += 1
+        report.videos.append(SubmittedVideo(video.scene_index, tuple(answers)))
+    return report

@@ -1,0 +1,19 @@
+"""A small generated CLEVRER set (3 videos, raster) shared by the tests of commands that read one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def rendered_set(tmp_path_factory) -> Path:
+    pytest.importorskip("pybullet")
+    pytest.importorskip("av")
+    from tvr.clevrer.dataset.config import GenerateConfig
+    from tvr.clevrer.dataset.generate import generate
+
+    out = tmp_path_factory.mktemp("clevrer-rendered") / "set"
+    generate(GenerateConfig(num=3, seed=1, shard_size=2).validate(), out, progress=False)
+    return out

@@ -1,0 +1,88 @@
+"""`tvr clevrer evaluate` and `tvr clevrer baseline` end to end; bad files give one line, exit 2."""
+
+import json
+import subprocess
+import sys
+
+from tests.clevrer.data.samples import question_file
+from tvr.clevrer.data.questions import read_questions
+from tvr.clevrer.data.submission import submission_from_questions, write_submission
+from tvr.cli import main
+
+
+def _files(tmp_path):
+    questions = tmp_path / "validation.json"
+    questions.write_text(json.dumps(question_file(n_videos=3)))
+    answers = tmp_path / "answers.json"
+    write_submission(answers, submission_from_questions(read_questions(questions)))
+    return questions, answers
+
+
+def test_evaluate_prints_the_table_and_writes_the_summary(tmp_path, capsys):
+    questions, answers = _files(tmp_path)
+    out = tmp_path / "eval"
+    code = main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+                 str(answers), "--out", str(out)])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    ours = next(line for line in lines if line.startswith("ours: answers.json"))
+    assert ours.split()[2:5] == ["100.0", "100.0", "/"]
+    assert any(line.startswith("NS-DR ") and "88.1" in line and "Table 3" in line
+               for line in lines)  # fmt: skip
+    assert any(line.startswith("Q-type (random)") and "29.2" in line for line in lines)
+    assert "descriptive sub-types (questions): count 100.0 (3), exist 100.0 (3)" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["score"]["descriptive"]["accuracy"] == 1.0
+    assert summary["score"]["counterfactual"]["per_question"]["total"] == 3
+    assert summary["chance"]["predictive"]["per_question"] == 0.25
+    assert {r["model"] for r in summary["published"]} >= {"MAC (V+)", "NS-DR", "VRDP"}
+    assert (out / "summary.md").is_file()
+
+
+def test_baselines_write_submissions_that_evaluate(tmp_path, capsys):
+    questions, _ = _files(tmp_path)
+    random_file = tmp_path / "random.json"
+    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+                 "--seed", "4", "--out", str(random_file)]) == 0  # fmt: skip
+    frequent_file = tmp_path / "frequent.json"
+    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "frequent",
+                 "--train", str(questions), "--out", str(frequent_file)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+                 str(frequent_file), "--json"]) == 0  # fmt: skip
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["score"]["descriptive"]["accuracy"] == 1.0  # one answer per sub-type here
+    assert summary["score"]["predictive"]["per_question"]["accuracy"] == 0.0
+    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "frequent",
+                 "--out", str(frequent_file)]) == 2  # fmt: skip
+    assert "needs --train" in capsys.readouterr().err
+
+
+def test_a_malformed_answer_file_gives_one_line_and_exit_2(tmp_path):
+    questions, answers = _files(tmp_path)
+    data = json.loads(answers.read_text())
+    data[1]["questions"][4]["choices"][0]["answer"] = "yes"
+    answers.write_text(json.dumps(data))
+    run = subprocess.run(
+        [sys.executable, "-m", "tvr", "clevrer", "evaluate", "--questions", str(questions),
+         "--predictions", str(answers)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"tvr clevrer: error: {answers}, field '[1].questions[4].choices[0].answer': unknown "
+        "value 'yes' (expected one of: correct, error, wrong)"
+    ]
+
+
+def test_a_test_split_question_file_is_refused_clearly(tmp_path, capsys):
+    questions = tmp_path / "test.json"
+    questions.write_text(json.dumps(question_file(answers=False)))
+    answers = tmp_path / "answers.json"
+    answers.write_text("[]")
+    code = main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+                 str(answers)])  # fmt: skip
+    assert code == 2
+    assert "no answers (the test split?)" in capsys.readouterr().err
