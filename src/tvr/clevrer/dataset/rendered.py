@@ -7,6 +7,7 @@ costs a fraction of its rendering, so the stage needs nothing from the symbolic 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from tvr.clevrer.dataset.symbolic import Job
 from tvr.clevrer.render.backends import make_frame_renderer
 from tvr.clevrer.render.video import render_video
 from tvr.clevrer.world.video import simulate_video
+from tvr.core.errors import UserError
 
 
 def render_folder(out: Path, index: int) -> Path:
@@ -35,7 +37,7 @@ class RenderWorker:
 
     def build(self, job: Job, dest: Path, progress: Callable[[int], None]) -> None:
         if self.renderer is None:
-            self.renderer = make_frame_renderer(self.config.backend, self.config.preset)
+            self.renderer = self._make_renderer()
         video = simulate_video(self.config.seed, job.key, self.config.world)
         dest.mkdir(parents=True)
         render_video(
@@ -43,6 +45,22 @@ class RenderWorker:
             index=job.key, masks=self.config.masks, renderer=self.renderer,
         )  # fmt: skip
         progress(1)
+
+    def _make_renderer(self) -> Any:
+        """The backend's renderer; `threads` (one of several workers on a machine) caps the
+        threads of Cycles or of Mesa's llvmpipe (unless LP_NUM_THREADS is set already)."""
+        options: dict[str, Any] = {}
+        if self.threads:
+            if self.config.backend == "cycles":
+                options["threads"] = self.threads
+            else:
+                os.environ.setdefault("LP_NUM_THREADS", str(self.threads))
+        try:
+            return make_frame_renderer(self.config.backend, self.config.preset, **options)
+        except ImportError as err:
+            raise UserError(
+                f"backend {self.config.backend!r} cannot start: {err} (pip install 'tvr[render]')"
+            ) from None
 
     def close(self) -> None:
         if self.renderer is not None:

@@ -22,11 +22,29 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Edge:
+    """A cause -> effect arrow, its head stopped at the effect's circle."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+def _edge(a: Node, b: Node, radius: float = 7.0) -> Edge:
+    dx, dy = b.x - a.x, b.y - a.y
+    length = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    cut = min(radius, length / 2) / length
+    return Edge(a.x + dx * cut, a.y + dy * cut, b.x - dx * cut, b.y - dy * cut)
+
+
+@dataclass(frozen=True)
 class Layout:
     width: int
     height: int
     nodes: tuple[Node, ...]
-    edges: tuple[tuple[Node, Node], ...]
+    edges: tuple[Edge, ...]
+    bars: tuple[Edge, ...]
     rows: tuple[tuple[float, str], ...]
     ticks: tuple[tuple[float, int], ...]
 
@@ -42,13 +60,22 @@ def layout(events: list[Event], object_names: list[str], last_frame: int) -> Lay
     def y_of(obj: int) -> float:
         return 24 + ROW * obj
 
-    nodes = []
-    for e in graph.events:
-        y = sum(y_of(o) for o in e.objects) / len(e.objects)
+    # an event is a dot on each of its objects' rows (a collision: two dots and a bar between);
+    # a cause -> effect arrow runs along the row of the object the two events share
+    nodes, bars, edges = [], [], []
+    at: dict[tuple[int, int], Node] = {}
+    for k, e in enumerate(graph.events):
         objs = "-".join(str(o) for o in e.objects)
-        nodes.append(Node(x_of(e.frame), y, e, f"{e.kind} {objs} @ {e.frame}"))
-    edges = tuple((nodes[p], nodes[k]) for k, ps in enumerate(graph.parents) for p in ps)
+        for o in e.objects:
+            at[k, o] = Node(x_of(e.frame), y_of(o), e, f"{e.kind} {objs} @ {e.frame}")
+            nodes.append(at[k, o])
+        if len(e.objects) == 2:
+            a, b = (at[k, o] for o in e.objects)
+            bars.append(Edge(a.x, a.y, b.x, b.y))
+        for p in graph.parents[k]:
+            for o in set(graph.events[p].objects) & set(e.objects):
+                edges.append(_edge(at[p, o], at[k, o]))
     rows = tuple((y_of(i), f"{i}: {name}") for i, name in enumerate(object_names))
     ticks = tuple((x_of(f), f) for f in range(0, span + 1, 25))
     height = int(y_of(max(len(object_names) - 1, 0)) + 40)
-    return Layout(WIDTH, height, tuple(nodes), edges, rows, ticks)
+    return Layout(WIDTH, height, tuple(nodes), tuple(edges), tuple(bars), rows, ticks)
