@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from tvr.core.errors import InputError
+from tvr.core.errors import UserError
 
 
 def read_frames(video: Path, wanted: Sequence[int] | None = None) -> dict[int, np.ndarray]:
@@ -25,7 +25,7 @@ def read_frames(video: Path, wanted: Sequence[int] | None = None) -> dict[int, n
                 if keep is not None and i >= max(keep, default=-1):
                     break
     except (OSError, av.error.FFmpegError) as err:
-        raise InputError(f"{video}: cannot read the video ({err})") from None
+        raise UserError(f"{video}: cannot read the video ({err})") from None
     return out
 
 
@@ -34,7 +34,7 @@ def contact_sheet(video: Path, frames: Sequence[tuple[int, str]], path: Path, co
     images = read_frames(video, [i for i, _ in frames])
     shown = [(images[i], caption) for i, caption in frames if i in images]
     if not shown:
-        raise InputError(f"{video}: none of frames {[i for i, _ in frames]} exist")
+        raise UserError(f"{video}: none of frames {[i for i, _ in frames]} exist")
     h, w = shown[0][0].shape[:2]
     rows = -(-len(shown) // columns)
     sheet = Image.new("RGB", (w * min(columns, len(shown)), h * rows), "white")
@@ -51,7 +51,7 @@ def animated_gif(video: Path, path: Path, step: int = 2, scale: float = 0.5) -> 
     """The video as a GIF (every `step`-th frame, scaled), for a page or a README."""
     images = read_frames(video)
     if not images:
-        raise InputError(f"{video}: no frames")
+        raise UserError(f"{video}: no frames")
     frames = []
     for i in sorted(images)[::step]:
         im = Image.fromarray(images[i])

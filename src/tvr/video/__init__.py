@@ -1,0 +1,1 @@
+"""Instructional-video sources shared by VTT and TRANCO: COIN/CrossTask readers, frames, files."""
