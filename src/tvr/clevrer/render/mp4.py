@@ -4,12 +4,22 @@ Settings: libx264, yuv420p (what every player reads), 25 fps, constant quality (
 visible loss on CLEVRER's flat colours), x264's "veryfast" preset, one encoder thread (so the
 bytes depend only on the frames, and one core encodes one video; parallelism is across videos),
 the index at the front of the file ("faststart", for the web viewer).
+
+On x86, x264 may use SIMD up to SSE2 only (`X86_ASM`). Its AVX-512 macroblock-tree code
+(mbtree_propagate_list) works through a row of macroblocks 8 at a time with no tail mask, so when
+the width is not a multiple of 128 pixels (480 is 30 macroblocks) it also propagates two entries
+past the row's end, computed from stale or uninitialised memory (the one reused cost row of
+unreferenced B-frames; past the arrays' end on the last row). On an AVX-512 machine the bytes of
+a video so changed from run to run (in the last macroblock column, x 464-479) while its frames
+did not. Below AVX-512 x264 handles that tail in C; at SSE2 its output equalled its plain C
+code's on the videos tried, at the same speed. Other architectures keep x264's own choice.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import tempfile
 from collections.abc import Iterable
 from fractions import Fraction
@@ -21,6 +31,20 @@ from tvr.clevrer.vocab import FPS
 
 CRF = 18
 X264_PRESET = "veryfast"
+#: the highest SIMD level x264 may use on x86 (see the module docstring)
+X86_ASM = "SSE2"
+_X86 = ("x86_64", "amd64", "i386", "i486", "i586", "i686", "x86")
+
+
+def x264_options(
+    crf: int = CRF, x264_preset: str = X264_PRESET, machine: str | None = None
+) -> dict[str, str]:
+    """libx264's options: quality, speed, and on x86 (`machine`, default this one's) the SIMD
+    cap `X86_ASM`."""
+    options = {"crf": str(crf), "preset": x264_preset}
+    if (machine if machine is not None else platform.machine()).lower() in _X86:
+        options["x264-params"] = f"asm={X86_ASM}"
+    return options
 
 
 class Mp4Writer:
@@ -63,7 +87,7 @@ class Mp4Writer:
             stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
             stream.time_base = Fraction(1, fps)
             stream.codec_context.thread_count = 1
-            stream.options = {"crf": str(crf), "preset": x264_preset}
+            stream.options = x264_options(crf, x264_preset)
             self._stream = stream
         except BaseException:
             self._tmp.unlink(missing_ok=True)
