@@ -12,6 +12,10 @@ fi
 if [ ! -x /usr/bin/chromium ]; then
   (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
 fi
+# VTT's METEOR and PTB tokenizer run on Java
+if ! command -v java >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq default-jre-headless) >/dev/null
+fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 python3 -m ruff check src tests benchmarks
 # the import rule of docs/architecture.md: core <- shared layers <- benchmarks <- cli, no cycles

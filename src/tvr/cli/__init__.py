@@ -33,6 +33,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
     "tvr.cli.clevrer",
+    "tvr.cli.vtt",
+    "tvr.cli.tranco",
     "tvr.cli.serve",
 )
 

@@ -21,7 +21,6 @@ so a file read and written again has the same content.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ import numpy as np
 
 from tvr.clevrer.data import layout
 from tvr.clevrer.data.fields import Field, Fields, dump_json, load_json
+from tvr.clevrer.data.rounding import rounded
 from tvr.clevrer.vocab import COLORS, MATERIALS, SHAPES, SHOWN_FRAMES
 from tvr.core.jsonl import write_text
 
@@ -237,25 +237,33 @@ def annotation_from_video(
         ObjectProperty(i, o.color, o.material, o.shape) for i, o in enumerate(video.spec.objects)
     )
     n_frames = min(n_frames, run.location.shape[0])
-    euler = quaternion_to_euler_xyz(run.orientation[:n_frames])
-    frames = []
-    for t in range(n_frames):
-        states = tuple(
-            ObjectMotion(
-                i,
-                _rounded(run.location[t, i], decimals),
-                _rounded(euler[t, i], decimals),
-                _rounded(run.velocity[t, i], decimals),
-                _rounded(run.angular_velocity[t, i], decimals),
-                bool(run.inside_view[t, i]),
-            )
-            for i in range(len(props))
-            if run.present[i]
+    present = [i for i in range(len(props)) if run.present[i]]
+    # whole arrays rounded at once, then plain lists: [frame][object][axis]
+    location = rounded(run.location[:n_frames], decimals)
+    euler = rounded(quaternion_to_euler_xyz(run.orientation[:n_frames]), decimals)
+    velocity = rounded(run.velocity[:n_frames], decimals)
+    angular = rounded(run.angular_velocity[:n_frames], decimals)
+    view = run.inside_view[:n_frames].tolist()
+    frames = tuple(
+        FrameMotion(
+            t,
+            tuple(
+                ObjectMotion(
+                    i,
+                    tuple(location[t][i]),
+                    tuple(euler[t][i]),
+                    tuple(velocity[t][i]),
+                    tuple(angular[t][i]),
+                    bool(view[t][i]),
+                )
+                for i in present
+            ),
         )
-        frames.append(FrameMotion(t, states))
+        for t in range(n_frames)
+    )
     collisions = tuple(
         Collision((int(c.objects[0]), int(c.objects[1])), int(c.frame),
-                  _rounded(c.location, decimals))
+                  tuple(rounded(c.location, decimals)))
         for c in run.collisions
         if c.frame < n_frames
     )  # fmt: skip
@@ -263,7 +271,7 @@ def annotation_from_video(
         scene_index=video.index,
         video_filename=layout.video_filename(video.index),
         object_property=props,
-        motion_trajectory=tuple(frames),
+        motion_trajectory=frames,
         collision=collisions,
     )
 
@@ -276,7 +284,3 @@ def quaternion_to_euler_xyz(q: np.ndarray) -> np.ndarray:
     pitch = np.arcsin(np.clip(2.0 * (w * y - z * x), -1.0, 1.0))
     yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
     return np.stack([roll, pitch, yaw], axis=-1)
-
-
-def _rounded(values: Sequence[float] | np.ndarray, decimals: int) -> tuple[float, ...]:
-    return tuple(round(float(v), decimals) + 0.0 for v in values)  # + 0.0: no "-0.0"

@@ -23,7 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tvr.clevrer.data.fields import dump_json
+from tvr.clevrer.data.rounding import rounded
 from tvr.clevrer.programs.dynamics import facts_from_dynamics, image_to_grid
 from tvr.clevrer.programs.facts import ObjectProps, Run, SceneFacts
 from tvr.core.jsonl import write_text
@@ -42,16 +45,18 @@ def _attrs(p: ObjectProps) -> dict[str, str]:
 def _run_json(objects: tuple[ObjectProps, ...], run: Run, what_if: int) -> dict[str, Any]:
     if run.motion is None:
         raise ValueError(f"run what_if={what_if} has no motion to write")
-    xy, visible = run.motion.xy, run.motion.visible
-    trajectory = []
-    for f in range(xy.shape[0]):
-        listed = []
-        for o in range(len(objects)):
-            if visible[f, o]:
-                gx, gy = image_to_grid(float(xy[f, o, 0]), float(xy[f, o, 1]))
-                listed.append({"x": round(gx, DECIMALS) + 0.0, "y": round(gy, DECIMALS) + 0.0,
-                               **_attrs(objects[o])})  # fmt: skip
-        trajectory.append({"frame_index": f, "objects": listed})
+    xy = np.asarray(run.motion.xy, dtype=np.float64)
+    visible = np.asarray(run.motion.visible, dtype=bool)
+    # the whole run at once: the same arithmetic as `image_to_grid` and `round` per value
+    gx, gy = image_to_grid(xy[..., 0], xy[..., 1])
+    rows, cols = rounded(gx, DECIMALS), rounded(gy, DECIMALS)
+    attrs = [_attrs(p) for p in objects]
+    n = len(objects)
+    trajectory = [
+        {"frame_index": f,
+         "objects": [{"x": x[o], "y": y[o], **attrs[o]} for o in range(n) if seen[o]]}
+        for f, (x, y, seen) in enumerate(zip(rows, cols, visible.tolist(), strict=True))
+    ]  # fmt: skip
     collisions = [
         {"frame": e.frame, "objects": [_attrs(objects[o]) for o in e.objects]}
         for e in run.events

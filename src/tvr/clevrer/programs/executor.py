@@ -617,11 +617,40 @@ def _value_token(token: str) -> Value | None:
     return None
 
 
-def _run(program: Sequence[str], ctx: _Context | None) -> Value:
-    """Type (ctx None) or execute a program; the one place both happen."""
+@dataclass(frozen=True)
+class _Plan:
+    """A typed program, ready to run on any video: `steps` are (handler fn, nargs, where) for a
+    module ("where": its name and position, for errors) or (None, 0, data) for a value token;
+    `kind` is the result's kind."""
+
+    steps: tuple[tuple[Callable[..., Any] | None, int, Any], ...]
+    kind: str
+
+    def execute(self, ctx: _Context) -> Value:
+        stack: list[Any] = []
+        push = stack.append
+        for fn, nargs, item in self.steps:
+            if fn is None:
+                push(item)
+                continue
+            if nargs:
+                args = stack[-nargs:]
+                del stack[-nargs:]
+            else:
+                args = []
+            try:
+                push(fn(ctx, *args))
+            except _Fail as err:
+                raise ExecutionError(f"{item}: {err}") from None
+        return Value(self.kind, stack[0])
+
+
+def _compile(program: Sequence[str]) -> _Plan:
+    """Type a program without a video into its plan; ProgramError if it is malformed."""
     if isinstance(program, str) or not isinstance(program, Sequence):
         raise ProgramError(f"a program is a list of tokens, not {type(program).__name__}")
-    stack: list[Value] = []
+    stack: list[str] = []  # the kinds
+    steps: list[tuple[Callable[..., Any] | None, int, Any]] = []
     for pos, token in enumerate(program):
         if not isinstance(token, str):
             raise ProgramError(f"position {pos}: token {token!r} is not a string")
@@ -634,7 +663,8 @@ def _run(program: Sequence[str], ctx: _Context | None) -> Value:
             value = _value_token(token)
             if value is None:
                 raise ProgramError(f"position {pos}: unknown token {token!r}")
-            stack.append(value)
+            stack.append(value.kind)
+            steps.append((None, 0, value.data))
             continue
         where = f"{token} at position {pos}"
         if len(stack) < handler.nargs:
@@ -643,39 +673,39 @@ def _run(program: Sequence[str], ctx: _Context | None) -> Value:
         args = stack[len(stack) - handler.nargs:]
         del stack[len(stack) - handler.nargs:]
         for i, (arg, accepted) in enumerate(zip(args, handler.inputs, strict=True)):
-            if arg.kind not in accepted:
+            if arg not in accepted:
                 want = " or ".join(sorted(accepted))
-                raise ProgramError(f"{where}: argument {i + 1} must be {want}, got {arg.kind}")
-        kind = handler.output_kind([a.kind for a in args])
-        if ctx is None:
-            stack.append(Value(kind, None))
-            continue
-        try:
-            data = handler.fn(ctx, *(a.data for a in args))
-        except _Fail as err:
-            raise ExecutionError(f"{where}: {err}") from None
-        stack.append(Value(kind, data))
+                raise ProgramError(f"{where}: argument {i + 1} must be {want}, got {arg}")
+        stack.append(handler.output_kind(args))
+        steps.append((handler.fn, handler.nargs, where))
     if len(stack) != 1:
         raise ProgramError(f"the program leaves {len(stack)} values, expected exactly one")
-    return stack[0]
+    return _Plan(tuple(steps), stack[0])
 
 
-_checked: dict[tuple[str, ...], str] = {}  # programs already typed (bounded below)
+_plans: dict[tuple[str, ...], _Plan] = {}  # programs already typed (bounded below)
+
+
+def _plan(program: Sequence[str]) -> _Plan:
+    """The program's plan, typed once per distinct program; ProgramError if malformed."""
+    if not isinstance(program, list | tuple):
+        return _compile(program)
+    key = tuple(program)
+    try:
+        plan = _plans.get(key)
+    except TypeError:  # an unhashable token: typing names it
+        return _compile(program)
+    if plan is None:
+        plan = _compile(program)  # only programs of string tokens get here without an error
+        if len(_plans) > 100_000:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
 
 
 def check_program(program: Sequence[str]) -> str:
     """The kind of a program's result, found without a video; ProgramError if malformed."""
-    key = None
-    if isinstance(program, list | tuple) and all(isinstance(t, str) for t in program):
-        key = tuple(program)
-    if key is not None and key in _checked:
-        return _checked[key]
-    kind = _run(program, None).kind
-    if key is not None:
-        if len(_checked) > 100_000:
-            _checked.clear()
-        _checked[key] = kind
-    return kind
+    return _plan(program).kind
 
 
 def _answer(value: Value) -> str:
@@ -696,8 +726,7 @@ class Executor:
 
         The program is typed first, so a malformed program is a ProgramError on every video.
         """
-        check_program(program)
-        return _run(program, self._ctx)
+        return _plan(program).execute(self._ctx)
 
     def execute(self, program: Sequence[str]) -> str:
         """The answer of an open-ended program as the release writes it ("2", "yes", "red")."""

@@ -18,7 +18,9 @@ objects pushing or sliding along each other thus make one event, however their c
 flicker. The event's frame is the first frame whose state comes after that step (steps between
 frames f and f + 1 give frame f + 1), so the states of the frames before the event are
 untouched by it. Contact points are read after every physics step of the frames in which two
-objects are close enough to touch (a conservative distance test).
+objects are close enough to touch (a conservative distance test): only those close pairs' points
+until one of them has a point, then (from that step to the frame's end) every point. Before that
+step no two objects touched, so no speed grew and no other pair could have a point either.
 """
 
 from __future__ import annotations
@@ -94,11 +96,25 @@ _CLIENT: dict[str, int] = {}
 
 
 def _client() -> int:
-    """The process's DIRECT client (a forked child makes its own)."""
+    """The process's DIRECT client (a forked child makes its own), without a renderer."""
     if _CLIENT.get("pid") != os.getpid():
-        _CLIENT["id"] = pb.connect(pb.DIRECT)
+        c = pb.connect(pb.DIRECT)
+        _drop_renderer(c)
+        _CLIENT["id"] = c
         _CLIENT["pid"] = os.getpid()
     return _CLIENT["id"]
+
+
+def _drop_renderer(c: int) -> None:
+    """Unload the client's built-in TinyRenderer plugin.
+
+    It meshes every new body's shapes for `getCameraImage`, which we never call: creating a
+    body costs about 5 times less without it. Physics is untouched (the renderer keeps its own
+    meshes and never acts on the bodies). `loadPlugin` of a plugin already loaded returns its id.
+    """
+    plugin = pb.loadPlugin("tinyRendererPlugin", physicsClientId=c)
+    if plugin >= 0:
+        pb.unloadPlugin(plugin, physicsClientId=c)
 
 
 def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:
@@ -146,7 +162,9 @@ class Simulation:
         self.c = _client()
         n = len(spec.objects)
         self.present = np.array([i != removed for i in range(n)])
-        self.rows: dict[str, list[list[tuple[float, ...]]]] = {
+        # per recorded frame, the values of every object in a flat list (x0, y0, z0, x1, ...;
+        # NaN for the removed object)
+        self.rows: dict[str, list[list[float]]] = {
             "location": [],
             "orientation": [],
             "velocity": [],
@@ -156,11 +174,22 @@ class Simulation:
         # `collision_release_distance`) in a row
         self.open: dict[tuple[int, int], int] = {}
         self.collisions: list[Collision] = []
-        self.first_contact = np.full(n, -1, dtype=np.int64)
+        self.first_contact = [-1] * n
         self.max_penetration = 0.0
         self.max_gap = 0.0
         self.next_frame = 0
         self.bound = [bounding_radius(o.shape, config) for o in spec.objects]
+        # the pairs of bodies `_near` found close at the latest frame
+        self.close: list[tuple[int, int]] | None = None
+        # `_near`'s pairs of present objects: offsets of their x in a frame's flat rows and the
+        # reach without the speed term
+        margin = config.contact_threshold + 0.01
+        present = [i for i in range(n) if i != removed]
+        self.near_pairs = [
+            (3 * i, 3 * j, self.bound[i] + margin + self.bound[j])
+            for k, i in enumerate(present)
+            for j in present[k + 1 :]
+        ]
         self.launches: dict[int, list[int]] = {}
         for i, obj in enumerate(spec.objects):
             if i != removed and obj.velocity != (0.0, 0.0):
@@ -248,20 +277,25 @@ class Simulation:
     def _record(self) -> None:
         """Append the current state of every object."""
         c = self.c
-        loc, ori, vel, ang = [], [], [], []
+        pos_orn, vel_ang = pb.getBasePositionAndOrientation, pb.getBaseVelocity
+        loc: list[float] = []
+        ori: list[float] = []
+        vel: list[float] = []
+        ang: list[float] = []
+        add_loc, add_ori, add_vel, add_ang = loc.extend, ori.extend, vel.extend, ang.extend
         for body in self.bodies:
             if body < 0:
-                loc.append(_NAN3)
-                ori.append(_NAN4)
-                vel.append(_NAN3)
-                ang.append(_NAN3)
+                add_loc(_NAN3)
+                add_ori(_NAN4)
+                add_vel(_NAN3)
+                add_ang(_NAN3)
                 continue
-            pos, quat = pb.getBasePositionAndOrientation(body, physicsClientId=c)
-            lin, rot = pb.getBaseVelocity(body, physicsClientId=c)
-            loc.append(pos)
-            ori.append(quat)
-            vel.append(lin)
-            ang.append(rot)
+            pos, quat = pos_orn(body, c)
+            lin, rot = vel_ang(body, c)
+            add_loc(pos)
+            add_ori(quat)
+            add_vel(lin)
+            add_ang(rot)
         rows = self.rows
         rows["location"].append(loc)
         rows["orientation"].append(ori)
@@ -279,28 +313,38 @@ class Simulation:
                 physicsClientId=self.c,
             )
 
-    def _near(self, loc: list[tuple[float, ...]], vel: list[tuple[float, ...]]) -> bool:
-        """Whether two objects might touch during the next frame's steps.
+    def _near(self, loc: list[float], vel: list[float]) -> bool:
+        """Whether two objects might touch during the next frame's steps (`loc`, `vel`: a
+        recorded frame's flat rows); the pairs of bodies that might are left in `self.close`.
 
         Conservative: for some pair, the centre distance is below the sum of their bounding
         sphere radii (whatever their tilt), plus Bullet's contact threshold, plus 1.5 times
         what the two speeds cover in a frame. A speed can grow within the frame only by a hit,
-        and a hit needs some pair to pass this test, which turns on reading the contacts of
-        every pair anyway.
+        and a hit needs a contact point of some pair that passes this test, which turns on
+        reading the contacts of every pair (`advance`).
         """
-        margin = self.config.contact_threshold + 0.01
         step = 1.5 / 25.0
-        bound = self.bound
-        present = [i for i, body in enumerate(self.bodies) if body >= 0]
-        speed = {i: math.hypot(vel[i][0], vel[i][1]) for i in present}
-        for k, i in enumerate(present):
-            xi, yi, vi, bi = loc[i][0], loc[i][1], speed[i], bound[i] + margin
-            for j in present[k + 1 :]:
-                dx, dy = loc[j][0] - xi, loc[j][1] - yi
-                reach = bi + bound[j] + step * (vi + speed[j])
-                if dx * dx + dy * dy < reach * reach:
-                    return True
-        return False
+        hypot = math.hypot
+        speed: dict[int, float] = {}
+        close: list[tuple[int, int]] = []
+        for a, b, base in self.near_pairs:
+            va = speed.get(a)
+            if va is None:
+                va = speed[a] = hypot(vel[a], vel[a + 1])
+            vb = speed.get(b)
+            if vb is None:
+                vb = speed[b] = hypot(vel[b], vel[b + 1])
+            dx, dy = loc[b] - loc[a], loc[b + 1] - loc[a + 1]
+            reach = base + step * (va + vb)
+            if dx * dx + dy * dy < reach * reach:
+                close.append((self.bodies[a // 3], self.bodies[b // 3]))
+        self.close = close
+        return bool(close)
+
+    def _close_points(self) -> bool:
+        """Whether a pair in `self.close` has a contact point after the latest step."""
+        c, points = self.c, pb.getContactPoints
+        return any(points(a, b, physicsClientId=c) for a, b in self.close)
 
     def _contacts(self, f: int) -> None:
         """Read the contact points after a physics step between frames f and f + 1."""
@@ -310,7 +354,7 @@ class Simulation:
         first_contact = self.first_contact
         for pt in pb.getContactPoints(physicsClientId=self.c):
             a, b = pt[1], pt[2]
-            if a == floor or b == floor:
+            if a == floor or b == floor:  # most points: the objects standing on the floor
                 continue
             ia, ib = body_object[a], body_object[b]
             if first_contact[ia] < 0:
@@ -353,17 +397,27 @@ class Simulation:
     def advance(self, frames: int = SIMULATED_FRAMES) -> RunTrace:
         """Simulate on until `frames` frames are recorded; the trace of the frames so far."""
         c, k = self.c, self.config.substeps
+        step = pb.stepSimulation
+        rows = self.rows
         for f in range(self.next_frame, min(frames, SIMULATED_FRAMES)):
             if f > 0:  # the steps from frame f - 1 to frame f
-                rows = self.rows
-                query = self._near(rows["location"][f - 1], rows["velocity"][f - 1])
-                for _ in range(k):
-                    pb.stepSimulation(physicsClientId=c)
-                    if query:
-                        self._contacts(f - 1)
+                self.close = None
+                if self._near(rows["location"][f - 1], rows["velocity"][f - 1]):
+                    # every point from the first step in which a close pair has one (from the
+                    # first step if `_near` named no pairs)
+                    every = self.close is None
+                    for _ in range(k):
+                        step(c)
+                        if every or self._close_points():
+                            every = True
+                            self._contacts(f - 1)
+                else:
+                    for _ in range(k):
+                        step(c)
                 if self.open:
                     self._release()
-            self._launch(f)
+            if f in self.launches:
+                self._launch(f)
             self._record()
             self.next_frame = f + 1
         return self.trace()
@@ -374,7 +428,7 @@ class Simulation:
         arrays = {}
         for name, rows in self.rows.items():
             dim = 4 if name == "orientation" else 3
-            flat = itertools.chain.from_iterable(itertools.chain.from_iterable(rows))
+            flat = itertools.chain.from_iterable(rows)
             arrays[name] = np.fromiter(flat, dtype=np.float64, count=t * n * dim).reshape(t, n, dim)
         view = in_view(arrays["location"])
         view[:, ~self.present] = False
@@ -382,7 +436,7 @@ class Simulation:
             inside_view=view,
             present=self.present.copy(),
             collisions=tuple(sorted(self.collisions, key=lambda e: (e.frame, e.objects))),
-            first_contact=self.first_contact.copy(),
+            first_contact=np.array(self.first_contact, dtype=np.int64),
             max_penetration=float(self.max_penetration),
             max_contact_gap=float(self.max_gap),
             removed=self.removed,

@@ -1,0 +1,1 @@
+"""VTT (visual transformation telling): released records, the paper's metrics and evaluation."""

@@ -1,0 +1,1 @@
+"""VTT's files: the released records (meta/vtt.jsonl, states/) and prediction files."""
