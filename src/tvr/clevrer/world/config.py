@@ -13,7 +13,7 @@ class WorldConfig:
     Units: scene units (CLEVR's; the floor is z = 0), seconds, frames at 25 fps. The paper gives
     only the attributes, "same size", Bullet, 7 s at 25 fps and "discard simulations with
     repetitive collisions between the same object pair"; every other value here is ours. The
-    defaults are documented in docs/clevrer-world.md.
+    defaults are documented in docs/clevrer.md (The world).
     """
 
     # --- objects -----------------------------------------------------------------------------
@@ -86,7 +86,7 @@ class WorldConfig:
     # --- physics ------------------------------------------------------------------------------
     # Bullet step rate; frames are sampled every physics_hz / 25 steps. At 100 Hz the deepest
     # object-object overlap in 200 benchmark videos is 0.059 (3 px, during the fastest hits);
-    # 200 Hz gives 0.021 at 1.6 times the cost (docs/clevrer-world.md)
+    # 200 Hz gives 0.021 at 1.6 times the cost (docs/clevrer.md (The world))
     physics_hz: int = 100
     solver_iterations: int = 10
     # Bullet's contact threshold (units): contact points are made this far apart and the solver

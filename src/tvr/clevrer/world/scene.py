@@ -9,7 +9,7 @@ arrives at that time. Objects moving at frame 0 head for a resting object. With 
 `future_hit_probability` the last entering object is aimed after the shown frames (the
 collision that predictive questions ask about). Whether the collisions really happen is the
 simulator's business; the video-level rejection rules (`video.py`) keep the interesting ones.
-All numbers are `WorldConfig` fields; docs/clevrer-world.md lists them with their reasons.
+All numbers are `WorldConfig` fields; docs/clevrer.md (The world) lists them with their reasons.
 """
 
 from __future__ import annotations
