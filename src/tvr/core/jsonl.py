@@ -108,3 +108,18 @@ def describe_os_error(err: OSError, path: str | Path | None = None) -> str:
     if err.errno == errno.ENOTDIR:
         return "cannot create the folder (a part of the path is a file)"
     return f"cannot create the folder ({reason})"
+
+
+def write_file_bytes(path: Path, data: bytes) -> None:
+    """Write a binary file atomically (temporary file in the same folder, then os.replace),
+    readable by all like a normal file (mkstemp would leave it private)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core.errors import UserError
+from tvr.core.jsonl import write_file_bytes
 from tvr.core.png import encode_png
 
 TIME_TOLERANCE = 1e-3  # seconds: a frame this much before t still counts as "at t"
@@ -226,16 +225,7 @@ def write_image(path: str | Path, image: np.ndarray, quality: int = JPEG_QUALITY
         data = encode_png(image)
     else:
         raise ValueError(f"{path}: expected a .jpg, .jpeg or .png file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file_bytes(path, data)
     return path
 
 

@@ -11,8 +11,6 @@ Files (under `out_dir`, each written atomically):
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from tvr.clevrer.render.backends import FrameRenderer, make_frame_renderer
 from tvr.clevrer.render.mp4 import Mp4Writer
 from tvr.clevrer.render.scene import FrameScenes
 from tvr.clevrer.vocab import FPS, SHOWN_FRAMES
+from tvr.core.jsonl import write_file_bytes
 from tvr.core.png import encode_png
 
 
@@ -43,20 +42,6 @@ class RenderedVideo:
 def video_name(index: int) -> str:
     """The release's name stem of video `index`: video_XXXXX."""
     return f"video_{index:05d}"
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write a file atomically (temporary file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def frame_scenes(objects: Sequence[Any], trace: Any) -> FrameScenes:
@@ -121,7 +106,7 @@ def render_video(
                     mask_frames.append(_masks.encode_frame(ids, scenes.props, name, t))
                 if frames:
                     path = out / _masks.frame_filename(name, t)
-                    _write_bytes(path, encode_png(img))
+                    write_file_bytes(path, encode_png(img))
                     pngs.append(path)
     finally:
         if own:
