@@ -25,6 +25,7 @@ from tvr.render import meshes
 from tvr.render.camera import PinholeCamera
 from tvr.render.scene import (
     CLEVR_BACKDROP_LOCATION,
+    CLEVR_COLOR_RGB,
     SUN_DIRECTION,
     SUN_STRENGTH,
     Light,
@@ -32,18 +33,8 @@ from tvr.render.scene import (
     SceneObject,
 )
 
-#: CLEVR's colours (properties.json), 0-255 sRGB numbers that CLEVR's generator divides by 255
-#: and uses as linear reflectance
-COLOR_RGB: dict[str, tuple[int, int, int]] = {
-    "gray": (87, 87, 87),
-    "red": (173, 35, 35),
-    "blue": (42, 75, 215),
-    "green": (29, 105, 20),
-    "brown": (129, 74, 25),
-    "purple": (129, 38, 192),
-    "cyan": (41, 208, 208),
-    "yellow": (255, 238, 51),
-}
+#: CLEVR's colours (shared with TRANCE: tvr.render.scene)
+COLOR_RGB = CLEVR_COLOR_RGB
 #: CLEVR's area lights "Lamp_Key", "Lamp_Fill", "Lamp_Back": location, energy (W), edge of the
 #: square (m) and colour; each tracks the origin
 LIGHTS: dict[str, tuple[tuple[float, float, float], float, float, tuple[float, float, float]]] = {

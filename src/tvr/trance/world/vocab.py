@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from tvr.render.scene import CLEVR_COLOR_RGB
+
 # --- objects and attributes -----------------------------------------------------------------
 NUM_OBJECTS: Final = 10
 ATTRIBUTES: Final = ("color", "material", "position", "shape", "size")
@@ -25,16 +27,7 @@ SHAPES: Final = ("cube", "sphere", "cylinder")
 SIZES: Final = ("large", "medium", "small")
 CATEGORIES: Final = {"color": COLORS, "material": MATERIALS, "shape": SHAPES, "size": SIZES}
 
-COLOR_RGB: Final = {
-    "gray": (87, 87, 87),
-    "red": (173, 35, 35),
-    "blue": (42, 75, 215),
-    "green": (29, 105, 20),
-    "brown": (129, 74, 25),
-    "purple": (129, 38, 192),
-    "cyan": (41, 208, 208),
-    "yellow": (255, 238, 51),
-}
+COLOR_RGB: Final = CLEVR_COLOR_RGB
 
 # --- the integer grid --------------------------------------------------------------------------
 GRID_MIN: Final = -40
