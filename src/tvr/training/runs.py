@@ -1,0 +1,245 @@
+"""One Lightning training run in a run folder: config.json, metrics.csv, checkpoints, resume.
+
+Every benchmark's `train` goes through `fit_run`. A run folder holds `config.json`, `metrics.csv`
+(one row per finished epoch), `tensorboard/` (when installed), `checkpoints/best.ckpt` (best
+monitored validation metric) and `checkpoints/last.ckpt` (end of the last finished epoch). Calling
+`fit_run` again on a folder with a `last.ckpt` resumes from it, so a killed run goes on where its
+last finished epoch left it. A folder belongs to one run: `check_run_dir` refuses a config that
+differs from the saved one outside its resumable fields, before anything is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+from lightning.fabric.utilities.exceptions import MisconfigurationException
+from lightning.pytorch.callbacks import Callback, ModelCheckpoint
+
+from tvr.training.progress import EpochLine
+
+log = logging.getLogger(__name__)
+
+
+def resolve_precision(precision: str, accelerator: str) -> str:
+    """Lightning precision: `precision`, or for "auto" mixed precision on a GPU, else 32-true."""
+    if precision != "auto":
+        return precision
+    if accelerator != "cpu" and torch.cuda.is_available():
+        return "bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed"
+    return "32-true"
+
+
+class EpochCSV(Callback):
+    """Writes one row per finished epoch (the epoch's logged metrics, the lr and the number of
+    training batches) to a CSV file. Rows of epochs that are trained again after a resume replace
+    the old ones."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lr: float | None = None
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._lr = trainer.optimizers[0].param_groups[0]["lr"]  # before the epoch's scheduler step
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not trainer.is_global_zero or trainer.sanity_checking:
+            return
+        row: dict[str, Any] = {"epoch": trainer.current_epoch, "step": trainer.global_step}
+        row["lr"] = self._lr
+        # fewer than the loader's batches: the epoch was cut short (max_minutes)
+        row["batches"] = trainer.fit_loop.epoch_loop.batch_progress.current.completed
+        for k, v in sorted(trainer.callback_metrics.items()):
+            if k.endswith("_step"):
+                continue
+            row[k.removesuffix("_epoch")] = float(v)
+        rows = []
+        if self.path.exists():
+            with self.path.open(newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(r["epoch"]) < row["epoch"]]
+        rows.append(row)
+        keys: list[str] = []
+        for r in rows:
+            keys += [k for k in r if k not in keys]
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def check_run_dir(run_dir: Path, config: Any, load: Callable[[Path], Any]) -> None:
+    """ValueError if `run_dir` holds another run: a config.json that `load` cannot read as a
+    config, or one whose `differences(config)` is not empty, or checkpoints without a
+    config.json. Nothing of such a folder is ever overwritten, resumed or appended to."""
+    run_dir = Path(run_dir)
+    path = run_dir / "config.json"
+    if not path.exists():
+        if any((run_dir / "checkpoints").glob("*.ckpt")):
+            raise ValueError(
+                f"{run_dir} holds checkpoints but no config.json: not a run this config can "
+                "resume; give another --run-name (or remove that folder)"
+            )
+        return
+    try:
+        saved = load(path)
+    except (OSError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"{path} is not the config of a training run ({err}): give another --run-name or "
+            "--output-dir"
+        ) from None
+    differ = saved.differences(config)
+    if differ:
+        raise ValueError(
+            f"{run_dir} holds another run (its config.json differs in {'; '.join(differ)}): "
+            "give another --run-name (or remove that folder to start it over)"
+        )
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How `fit_run` trains: length, hardware, what it monitors, how it logs.
+
+    Args:
+        run_dir: the run folder.
+        epochs: maximum number of epochs.
+        max_minutes: stop fitting after this much wall time (None: no limit).
+        accelerator, devices: Lightning's ("auto", "cpu", "gpu"; a count or "auto").
+        precision: a Lightning precision, or "auto" (mixed on GPUs, 32 on the CPU).
+        seed: seeds torch, numpy and Python (and the loaders' workers).
+        monitor, mode: the validation metric that picks best.ckpt, and "max" or "min".
+        monitor_label: its name in the epoch line.
+        log_every_n_steps: Lightning's logging interval.
+        resume: resume from checkpoints/last.ckpt when the folder has one.
+        gradient_clip_val: clip gradients to this norm (None: no clipping).
+        benchmark: cuDNN's autotuner (fixed input sizes).
+    """
+
+    run_dir: Path
+    epochs: int
+    max_minutes: float | None = None
+    accelerator: str = "auto"
+    devices: int | str = "auto"
+    precision: str = "auto"
+    seed: int = 0
+    monitor: str = "val/acc"
+    mode: str = "max"
+    monitor_label: str = "val Acc"
+    log_every_n_steps: int = 50
+    resume: bool = True
+    gradient_clip_val: float | None = None
+    benchmark: bool = True
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """What a finished `fit_run` leaves: its best and last checkpoints, and the trainer."""
+
+    best: Path
+    last: Path
+    trainer: L.Trainer
+
+
+def fit_run(
+    make_module: Callable[[], L.LightningModule],
+    datamodule: L.LightningDataModule,
+    options: RunOptions,
+    save_config: Callable[[Path], None],
+    callbacks: Sequence[Callback] = (),
+    progress_bar: bool = False,
+    epoch_lines: bool = True,
+    batch_size: Callable[[Any], int] | None = None,
+) -> FitResult:
+    """Fit the module `make_module()` builds on `datamodule` in `options.run_dir`, resuming from
+    its last.ckpt.
+
+    `save_config(path)` writes the run's config.json (called once the trainer is built, so a
+    config the machine cannot run writes nothing). `make_module` is called after seeding, so the
+    initial weights follow the seed (it may load initial weights too). The caller checks the
+    folder first (`check_run_dir`). Returns the best checkpoint (the last one when no validation
+    finished) and the last one.
+    """
+    run_dir = Path(options.run_dir)
+    ckpt_dir = run_dir / "checkpoints"
+    last = ckpt_dir / "last.ckpt"
+    resume_from = str(last) if options.resume and last.exists() else None
+    loggers: list[Any] = []
+    if importlib.util.find_spec("tensorboard") is not None:
+        from lightning.pytorch.loggers import TensorBoardLogger
+
+        loggers.append(TensorBoardLogger(save_dir=str(run_dir), name="tensorboard", version=""))
+    else:
+        log.warning("tensorboard is not installed: no TensorBoard logs for %s", run_dir)
+    best_checkpoint = ModelCheckpoint(
+        dirpath=str(ckpt_dir),
+        filename="best",
+        monitor=options.monitor,
+        mode=options.mode,
+        save_top_k=1,
+        auto_insert_metric_name=False,
+        enable_version_counter=False,
+    )
+    # A callback of its own for last.ckpt: Lightning's `save_last` rewrites last.ckpt only when a
+    # top-k checkpoint is saved, i.e. when the metric improves, so a killed run would go back to
+    # its best epoch instead of its last one.
+    last_checkpoint = ModelCheckpoint(
+        dirpath=str(ckpt_dir),
+        filename="last",
+        monitor=None,
+        save_top_k=1,
+        auto_insert_metric_name=False,
+        enable_version_counter=False,
+    )
+    extra: list[Callback] = []
+    if epoch_lines:
+        line_kwargs: dict[str, Any] = {"monitor": options.monitor, "label": options.monitor_label}
+        if batch_size is not None:
+            line_kwargs["batch_size"] = batch_size
+        extra.append(EpochLine(options.epochs, **line_kwargs))
+    try:
+        trainer = L.Trainer(
+            max_epochs=options.epochs,
+            max_time=timedelta(minutes=options.max_minutes) if options.max_minutes else None,
+            accelerator=options.accelerator,
+            devices=options.devices,
+            precision=resolve_precision(options.precision, options.accelerator),
+            logger=loggers or False,
+            callbacks=[
+                EpochCSV(run_dir / "metrics.csv"),
+                best_checkpoint,
+                last_checkpoint,
+                *extra,
+                *callbacks,
+            ],
+            default_root_dir=str(run_dir),
+            log_every_n_steps=options.log_every_n_steps,
+            enable_progress_bar=progress_bar,
+            enable_model_summary=False,
+            num_sanity_val_steps=0,
+            gradient_clip_val=options.gradient_clip_val,
+            benchmark=options.benchmark,
+        )
+    except MisconfigurationException as err:  # an accelerator or devices this machine lacks
+        raise ValueError(
+            f"accelerator {options.accelerator}, devices {options.devices}: {err}"
+        ) from None
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    save_config(run_dir / "config.json")
+    L.seed_everything(options.seed, workers=True, verbose=False)
+    module = make_module()
+    trainer.fit(module, datamodule=datamodule, ckpt_path=resume_from)
+    if not best_checkpoint.best_model_path and not last.exists():
+        # stopped (max_minutes) before the first epoch ended: keep the weights as they are
+        log.warning(
+            "%s: no epoch finished before the time limit; keeping the current weights", run_dir
+        )
+        trainer.save_checkpoint(str(last))
+    best = Path(best_checkpoint.best_model_path) if best_checkpoint.best_model_path else last
+    return FitResult(best=best, last=last, trainer=trainer)
