@@ -7,11 +7,15 @@
 
 Videos come from the world's simulator (`simulate_video(seed, i)`, not timed). Raster: llvmpipe
 is pinned to one thread (`LP_NUM_THREADS=1`; run under `taskset -c 0` so everything shares one
-core), then each video is rendered twice: once through `render_video` (the end-to-end figure:
-frames, H.264 mp4, masks file), once stage by stage to say where the time goes (scene building,
-rendering the colour frame, the id-mask pass, H.264 encoding, RLE encoding, writing the mask
-file). Figures are CPU seconds of the process (all threads) and wall seconds. Cycles: renders
-`--cycles-frames` frames of the first video (colour + mask) and extrapolates to 128 frames.
+core), then each video is rendered three times: once through `render_video` (the end-to-end
+figure: frames, H.264 mp4, masks file), once stage by stage to say where the time goes (scene
+building, rendering the frame: colour and id mask in one pass, H.264 encoding, RLE encoding,
+writing the mask file), and once more with the GL work finished after each step of the frame
+(shadow map, objects, the floor's shadows, the rest: clears, copies, read-back), which splits
+the frame's time (llvmpipe defers its work, so without this a step's cost lands in a later
+call; the extra flushes make the sum exceed the frame's time). Figures are CPU seconds of the
+process (all threads) and wall seconds. Cycles: renders `--cycles-frames` frames of the first
+video (colour + mask) and extrapolates to 128 frames.
 """
 
 from __future__ import annotations
@@ -52,17 +56,71 @@ def stages(video, renderer, out: Path, n_frames: int, clock: Clock) -> None:
     inner = getattr(renderer, "_r", renderer)
     frames = []
     w = Mp4Writer(out / "stages.mp4", scenes.camera.width, scenes.camera.height)
-    with inner.ctx, w:  # the renderer's GL context current for the direct calls
+    with w:
         for t in range(n_frames):
             desc = clock.time("scene", scenes.frame, t)
-            img = clock.time("render colour", inner._render_rgb, desc)
-            ids = clock.time("render id mask", inner._render_index, desc)
+            img, ids = clock.time("render frame", inner.render_frame, desc)
             clock.time("h264 encode", w.write, img)
             frames.append(clock.time("rle encode", m.encode_frame, ids, scenes.props, "v", t))
         c, wl = time.process_time(), time.perf_counter()
     clock.add("h264 encode", time.process_time() - c, time.perf_counter() - wl)  # flush + close
     props = m.proposals("v", frames)
     clock.time("mask file", write_masks, out / "stages.json", props)
+
+
+def gl_steps(video, renderer, n_frames: int, clock: Clock) -> None:
+    """One video's frames with the GL work finished after each step of the frame."""
+    from tvr.clevrer.render.video import frame_scenes
+
+    scenes = frame_scenes(video.spec.objects, video.factual)
+    inner = getattr(renderer, "_r", renderer)
+    ctx = inner.ctx
+    saved = {}
+
+    def timed(name: str, owner, attr: str) -> None:
+        fn = getattr(owner, attr)
+        saved[(owner, attr)] = fn
+
+        def run(*a, **k):
+            ctx.finish()
+            out = clock.time(name, fn, *a, **k)
+            c, w = time.process_time(), time.perf_counter()
+            ctx.finish()
+            clock.add(name, time.process_time() - c, time.perf_counter() - w)
+            return out
+
+        setattr(owner, attr, run)
+
+    timed("shadow map", inner, "_shadow_pass")
+    timed("objects", inner, "_draw_objects")
+    timed("floor shadows", inner, "_shadow_regions")
+    timed("floor shadows", inner._region_vao, "render")
+    try:
+        for t in range(n_frames):
+            desc = scenes.frame(t)
+            before = sum(clock.cpu.values()), sum(clock.wall.values())
+            c, w = time.process_time(), time.perf_counter()
+            with ctx:
+                inner.render_frame(desc)
+                ctx.finish()
+            cpu, wall = time.process_time() - c, time.perf_counter() - w
+            steps = sum(clock.cpu.values()) - before[0], sum(clock.wall.values()) - before[1]
+            clock.add("rest of the frame", cpu - steps[0], wall - steps[1])
+    finally:
+        for (owner, attr), fn in saved.items():
+            if owner is inner:
+                delattr(owner, attr)  # the class's method again
+            else:
+                setattr(owner, attr, fn)
+
+
+def report(clock: Clock, n_frames: int, title: str) -> None:
+    total = sum(clock.cpu.values())
+    print(title)
+    for name, c in sorted(clock.cpu.items(), key=lambda kv: -kv[1]):
+        per = c / n_frames * 1000
+        per_wall = clock.wall[name] / n_frames * 1000
+        print(f"  {name:18s} {per:6.2f} ms CPU ({per_wall:6.2f} wall)  {100 * c / total:4.1f}%")
 
 
 def raster(args) -> None:
@@ -90,9 +148,10 @@ def raster(args) -> None:
                 f"mp4 {size} KiB",
                 flush=True,
             )
-        clock = Clock()
+        clock, steps = Clock(), Clock()
         for v in videos:
             stages(v, r, out, args.frames, clock)
+            gl_steps(v, r, args.frames, steps)
     n = len(videos)
     mean_cpu, mean_wall = sum(cpu) / n, sum(wall) / n
     median = sorted(cpu)[n // 2]
@@ -102,12 +161,8 @@ def raster(args) -> None:
         f"median {median:.3f}, min {min(cpu):.3f}, max {max(cpu):.3f} s CPU; "
         f"load {os.getloadavg()[0]:.2f}"
     )
-    total = sum(clock.cpu.values())
-    print("where the time goes (stage by stage, per frame):")
-    for name, c in sorted(clock.cpu.items(), key=lambda kv: -kv[1]):
-        per = c / (n * args.frames) * 1000
-        per_wall = clock.wall[name] / (n * args.frames) * 1000
-        print(f"  {name:16s} {per:6.2f} ms CPU ({per_wall:6.2f} wall)  {100 * c / total:4.1f}%")
+    report(clock, n * args.frames, "where the time goes (stage by stage, per frame):")
+    report(steps, n * args.frames, "the frame's steps (GL finished after each, per frame):")
     r.close()
 
 

@@ -1,8 +1,11 @@
 """A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol, for the tests.
 
-It answers from a fixed table (a substring of the request's text -> reply), can be scripted to
+It answers from a fixed table (a substring of the request's text -> reply), or from a
+`responder` (the request's messages -> reply, or None to use the table), can be scripted to
 answer 429, 500, 400 or to sleep past the client's time-out on given attempts, records every
-request (path, query, headers, raw body, image MIME types) and the most requests in flight.
+request (path, query, headers, raw body, image MIME types, number of messages) and the most
+requests in flight. The text and images looked at are those of the last message, the turn just
+asked (the only message of a single request).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +36,7 @@ class Recorded:
     key: str | None  # the table key found in the text, if any
     image_mimes: list[str] = field(default_factory=list)
     images_match_mime: bool = True
+    messages: int = 1  # messages in the request (a conversation's history and its new turn)
 
 
 class ChatServer:
@@ -46,8 +51,10 @@ class ChatServer:
         slow_s: float = 0.0,
         hold_for: int = 0,
         hold_max_s: float = 3.0,
+        responder: Callable[[list[dict[str, Any]]], str | None] | None = None,
     ) -> None:
         self.table = table
+        self.responder = responder
         self.script = script or {}  # key -> actions per attempt: "429", "500", "400", "sleep", "ok"
         self.default_reply = default_reply
         self.sleep_s = sleep_s  # how long "sleep" sleeps (past the client's time-out)
@@ -118,10 +125,11 @@ class ChatServer:
 
     def _answer(self, h: BaseHTTPRequestHandler, raw: bytes) -> None:
         body = json.loads(raw)
-        content = body["messages"][0]["content"]
+        content = body["messages"][-1]["content"]
         text = "".join(p.get("text", "") for p in content if p["type"] == "text")
         key = self._key_of(text)
         rec = Recorded(h.path, {k: v for k, v in h.headers.items()}, raw, key)
+        rec.messages = len(body["messages"])
         for part in content:
             if part["type"] == "image_url":
                 url = part["image_url"]["url"]
@@ -152,7 +160,9 @@ class ChatServer:
             payload = {"error": {"message": f"scripted {status}", "type": "test"}}
             self._send(h, status, payload, {"Retry-After": "0"} if status == 429 else {})
             return
-        reply = self.table.get(key, self.default_reply) if key else self.default_reply
+        reply = self.responder(body["messages"]) if self.responder else None
+        if reply is None:
+            reply = self.table.get(key, self.default_reply) if key else self.default_reply
         usage = {"prompt_tokens": 100 + 10 * len(rec.image_mimes), "completion_tokens": 7}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         self._send(

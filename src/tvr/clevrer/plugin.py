@@ -1,9 +1,11 @@
-"""CLEVRER's parts of the shared layers: its viewer pages (a `tvr.benchmarks` entry point)."""
+"""CLEVRER's parts of the shared layers: viewer pages, result tables (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tvr.clevrer import results
+from tvr.results.registry import TableSpec, register_table
 from tvr.web.pages import register_pages
 
 
@@ -14,3 +16,7 @@ def _clevrer_pages(config: Any) -> Any:
 
 
 register_pages("clevrer", _clevrer_pages)
+register_table("clevrer", TableSpec("table2", results.table2))
+register_table("clevrer", TableSpec("table3", results.table3))
+register_table("clevrer", TableSpec("nsdr_ablation", results.nsdr_ablation))
+register_table("clevrer", TableSpec("parser", results.parser_table))

@@ -1,4 +1,5 @@
-"""`tvr clevrer`: the CLEVRER benchmark's commands (generate, report, execute, evaluate, baseline)."""
+"""`tvr clevrer`: the CLEVRER benchmark's commands (generate, report, execute, evaluate, baseline;
+train, predict, nsdr and results from `tvr.cli.clevrer_models`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 
 from tvr.cli._common import non_negative_int, positive_int
+from tvr.cli.clevrer_models import register_models
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -109,6 +111,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of --kind random")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
     p.set_defaults(func=baseline_command)
+
+    register_models(sub)
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

@@ -32,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--benchmark",
         default="trance",
-        help="whose pages to serve: trance (default: its human test, or --viewer) or clevrer "
-        "(a viewer of videos, events, causal graphs and questions; needs --viewer)",
+        help="whose pages to serve: trance (default: its human test, or --viewer), clevrer "
+        "(a viewer of videos, events, causal graphs and questions; needs --viewer) or vtt "
+        "(people rate the --predictions NAME=FILE of the release folder --data)",
     )
     p.add_argument(
         "--viewer",
@@ -46,7 +47,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="*",
         default=[],
         help="with --viewer: run folders (with predictions.jsonl) or predictions JSONL files; "
-        "SETTING:FILE names the setting of a file whose lines fit two served settings",
+        "SETTING:FILE names the setting of a file whose lines fit two served settings. "
+        "VTT: the prediction files to rate, as NAME=FILE (the name is never shown to raters)",
+    )
+    p.add_argument(
+        "--split",
+        default="test",
+        choices=("train", "val", "test"),
+        help="VTT: the split whose samples are rated (default test)",
+    )
+    p.add_argument(
+        "--subset",
+        type=positive_int,
+        default=200,
+        help="VTT: rate this many samples, one per topic first (default 200)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="VTT: the subset's seed (default 0)")
+    p.add_argument(
+        "--raters",
+        type=positive_int,
+        default=2,
+        help="VTT: decided ratings wanted per sample and model (at least 2; default 2)",
     )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=positive_int, default=8000, help="default 8000")
@@ -68,14 +89,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _vtt_options(args: argparse.Namespace) -> dict:
+    """VTT's rating study: the named prediction files and the subset (ServeConfig.extra)."""
+    from tvr.vtt.judge import named_predictions
+
+    named = named_predictions([str(p) for p in args.predictions])
+    return {
+        "predictions": {name: str(path) for name, path in named.items()},
+        "split": args.split,
+        "subset": args.subset,
+        "seed": args.seed,
+        "raters": args.raters,
+    }
+
+
+#: benchmark -> the ServeConfig.extra it reads from the command line
+EXTRA_OPTIONS = {"vtt": _vtt_options}
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         from tvr.web.config import ServeConfig
     except ImportError as err:  # pragma: no cover - the web extra is missing
         raise UserError(f"tvr serve needs the web extra: pip install 'tvr[web]' ({err})") from None
+    predictions, extra = tuple(args.predictions), {}
+    if args.benchmark in EXTRA_OPTIONS:  # the benchmark reads its predictions from `extra`
+        predictions, extra = (), EXTRA_OPTIONS[args.benchmark](args)
     config = ServeConfig(
         data=tuple(args.data),
-        predictions=tuple(args.predictions),
+        predictions=predictions,
+        extra=extra,
         db_url=args.db,
         viewer=args.viewer,
         admin=args.admin,
@@ -83,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
     ).validate()
     if args.export:
         if args.benchmark != "trance":
-            raise UserError("--export writes the TRANCE human test's answers; it has no --benchmark")
+            raise UserError(
+                "--export writes the TRANCE human test's answers; it has no --benchmark "
+                "(VTT's ratings: tvr vtt ratings --db ...)"
+            )
         from tvr.trance.web.app import export_all
 
         paths = export_all(config, args.export)

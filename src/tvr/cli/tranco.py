@@ -1,4 +1,4 @@
-"""`tvr tranco`: the TRANCO benchmark's commands (evaluate, baseline)."""
+"""`tvr tranco`: the TRANCO benchmark's commands (evaluate, baseline, build, testbed, stats)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from tvr.cli._common import non_negative_int, positive_int, require
+from tvr.cli._common import non_negative_int, positive_float, positive_int, require, size_option
+from tvr.cli.tranco_models import register_models
 
 SETTING_HELP = (
     "candidate sets: tiny (each sample's listed candidates, @100 in the paper), full (every "
@@ -60,6 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
     p.set_defaults(func=baseline_command)
 
+    register_models(sub)  # train, predict (tvr.cli.tranco_models)
+
+    register_build(sub)
+    register_testbed(sub)
+    register_stats(sub)
+
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
@@ -98,3 +105,159 @@ def baseline_command(args: argparse.Namespace) -> int:
     count = write_predictions(args.out, predictions)
     print(f"wrote {count} predictions of the random baseline ({setting} candidates) to {args.out}")
     return 0
+
+
+# --- the dataset: build from COIN, the TRANCE-clips testbed, statistics ------------------------
+def register_build(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "build",
+        help="build a TRANCO dataset from COIN.json and local video files",
+        description="COIN videos with 2-7 steps become samples: the initial and final state "
+        "images, and each step clip as --frames-per-clip frames (seeded sparse temporal "
+        "sampling), JPEGs scaled to --short-side; a seeded split by video, stratified by the "
+        "number of steps, in Table 2's proportions; stored tiny candidate sets for val/test. A "
+        "missing or unreadable video is listed in dataset.json and skipped; nothing is "
+        "downloaded. Sharded and resumable: a rerun with the same options builds what is "
+        "missing. See docs/tranco.md.",
+    )
+    p.add_argument("--coin", required=True, type=Path, help="COIN.json")
+    p.add_argument("--videos", required=True, type=Path, help="the folder of local video files")
+    p.add_argument("--out", required=True, type=Path, help="the dataset folder")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
+    p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (the paper's)")
+    p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
+    p.add_argument("--frames-per-clip", type=positive_int, default=3, help="default 3")
+    p.add_argument("--short-side", type=positive_int, default=256,
+                   help="image short side in pixels (default 256)")  # fmt: skip
+    p.add_argument("--jpeg-quality", type=positive_int, default=95, help="default 95")
+    p.add_argument("--split", nargs=3, type=positive_float, metavar=("TRAIN", "VAL", "TEST"),
+                   default=None, help="split proportions (default Table 2's 8651 1024 1430)")  # fmt: skip
+    p.add_argument("--no-stratify", action="store_true",
+                   help="split by the seeded hash alone, not by number of steps")  # fmt: skip
+    p.add_argument("--tiny-candidates", type=positive_int, default=100,
+                   help="stored candidates per val/test sample (default 100)")  # fmt: skip
+    p.add_argument("--shard-size", type=positive_int, default=20, help="videos per shard")
+    p.add_argument("--limit", type=positive_int, help="only the first N eligible videos")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=build_command)
+
+
+def build_command(args: argparse.Namespace) -> int:
+    from tvr.tranco.data.build import TABLE2_SPLIT, BuildConfig, build_dataset
+
+    config = BuildConfig(
+        coin=str(args.coin), videos=str(args.videos), seed=args.seed, min_steps=args.min_steps,
+        max_steps=args.max_steps, frames_per_clip=args.frames_per_clip,
+        short_side=args.short_side, jpeg_quality=args.jpeg_quality,
+        split_weights=tuple(args.split) if args.split else TABLE2_SPLIT,
+        stratify=not args.no_stratify, tiny_candidates=args.tiny_candidates,
+        shard_size=args.shard_size, limit=args.limit,
+    )  # fmt: skip
+    require(args.min_steps <= args.max_steps,
+            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+    report = build_dataset(config, args.out, workers=args.workers, progress=not args.quiet)
+    print("\n".join(report.lines()))
+    _print_stats(args.out)
+    print(f"wrote {args.out} in {report.seconds:.1f} s")
+    return 0
+
+
+def register_testbed(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "testbed",
+        help="render the TRANCE-clips testbed in the TRANCO layout",
+        description="TRANCE Event samples (TRANCE's balanced sampler) rendered with the raster "
+        "renderer: the initial and final images and one clip per atomic transformation whose "
+        "frames show the change happening. Open-world split: for every value one object shape "
+        "is held out; training never sees a held-out (value, shape) type, val and test use only "
+        "those. Sharded and resumable. See docs/tranco.md.",
+    )
+    p.add_argument("--out", required=True, type=Path, help="the dataset folder")
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--num", type=positive_int,
+                      help="samples in all, split in Table 2's proportions")  # fmt: skip
+    size.add_argument("--sizes", nargs=3, type=non_negative_int, metavar=("TRAIN", "VAL", "TEST"),
+                      help="samples per split")  # fmt: skip
+    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
+    p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (TRANCO's least)")
+    p.add_argument("--max-steps", type=positive_int, default=4, help="default 4 (TRANCE's most)")
+    p.add_argument("--frames-per-clip", type=positive_int, default=3, help="default 3")
+    p.add_argument("--image-size", type=size_option, default=(160, 120),
+                   help="WIDTHxHEIGHT (default 160x120, TRANCE's training size)")  # fmt: skip
+    p.add_argument("--frame-times", choices=("sparse", "even"), default="sparse",
+                   help="sparse: one seeded time per part of each step (default); even: from "
+                   "the state before to the state after")  # fmt: skip
+    p.add_argument("--preset", default="default", help="raster quality preset (default, preview)")
+    p.add_argument("--tiny-candidates", type=positive_int, default=100,
+                   help="stored candidates per val/test sample (default 100)")  # fmt: skip
+    p.add_argument("--shard-size", type=positive_int, default=10, help="samples per shard")
+    p.add_argument("--jpeg-quality", type=positive_int, default=95, help="default 95")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=testbed_command)
+
+
+def testbed_command(args: argparse.Namespace) -> int:
+    from tvr.trance.testbeds.clips import ClipsConfig, generate_clips
+    from tvr.tranco.data.build import TABLE2_SPLIT, allocate
+    from tvr.tranco.data.candidates import tiny_candidates
+
+    sizes = tuple(args.sizes) if args.sizes else tuple(allocate(args.num, TABLE2_SPLIT))
+    require(sizes[0] >= 1, f"the testbed needs training samples, got sizes {list(sizes)}")
+    require(args.min_steps <= args.max_steps,
+            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+    width, height = args.image_size
+    config = ClipsConfig(
+        sizes=sizes, seed=args.seed, min_steps=args.min_steps, max_steps=args.max_steps,
+        frames_per_clip=args.frames_per_clip, width=width, height=height,
+        frame_times=args.frame_times, preset=args.preset, jpeg_quality=args.jpeg_quality,
+        tiny_candidates=args.tiny_candidates, shard_size=args.shard_size,
+    )  # fmt: skip
+    report = generate_clips(config, args.out, tiny_candidates, args.workers, not args.quiet)
+    samples, clips = sum(report.samples.values()), sum(report.clips.values())
+    print(", ".join(f"{s} {report.samples[s]} samples / {report.clips[s]} clips"
+                    for s in report.samples))  # fmt: skip
+    print(f"held-out types (val/test only): {len(report.held_out)} of 96, e.g. "
+          f"{', '.join(report.held_out[:3])}")  # fmt: skip
+    if report.render_seconds > 0:
+        wall, cpu = report.render_seconds, report.render_cpu_seconds
+        print(f"worker time over all shards (sampling, rendering, writing): {wall:.1f} s wall, "
+              f"{cpu:.1f} s CPU; {samples / wall:.2f} samples/s and {clips / wall:.2f} clips/s "
+              f"per worker, {samples / max(cpu, 1e-9):.2f} samples per CPU second")  # fmt: skip
+    _print_stats(args.out)
+    print(f"wrote {args.out} in {report.seconds:.1f} s")
+    return 0
+
+
+def register_stats(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stats",
+        help="a dataset's samples, clips and lengths per split against Table 2",
+        description="Read and check a TRANCO dataset folder (every file, and that each image "
+        "exists) and print its statistics beside the paper's Table 2.",
+    )
+    p.add_argument("dataset", type=Path, help="the dataset folder")
+    p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    p.set_defaults(func=stats_command)
+
+
+def stats_command(args: argparse.Namespace) -> int:
+    from tvr.tranco.data.dataset import open_dataset
+    from tvr.tranco.data.stats import dataset_stats
+
+    if args.json:
+        dataset = open_dataset(args.dataset, check_images=not args.no_image_check)
+        print(json.dumps(dataset_stats(dataset), indent=2))
+    else:
+        _print_stats(args.dataset, check_images=not args.no_image_check)
+    return 0
+
+
+def _print_stats(path: Path, check_images: bool = True) -> None:
+    from tvr.tranco.data.dataset import open_dataset
+    from tvr.tranco.data.stats import dataset_stats, stats_lines
+
+    dataset = open_dataset(path, check_images=check_images)
+    print("\n".join(stats_lines(dataset_stats(dataset), f"ours ({dataset.source})")))

@@ -1,7 +1,7 @@
 """`tvr vlm`: ask a vision-language model about a benchmark (run, export, prompt).
 
-`run` asks the model, `export` turns TRANCE replies into predictions, `prompt` shows the prompt
-of one item.
+`run` asks the model, `export` turns TRANCE or VTT replies into predictions, `prompt` shows the
+prompt of one item.
 """
 
 from __future__ import annotations
@@ -43,14 +43,16 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         "--data",
         required=True,
         type=Path,
-        help="VisualTrans JSON file, or TRANCE samples.jsonl",
+        help="VisualTrans JSON file, TRANCE samples.jsonl, VTT records (meta/vtt.jsonl or the "
+        "release folder), or a TRANCO dataset folder",
     )
     p.add_argument(
         "--images",
         required=True,
         type=Path,
         help="image folder (VisualTrans: the paths in the JSON are relative to it; "
-        "TRANCE: holds {id}-init.C.png and {id}-fin.{L,C,R}.png)",
+        "TRANCE: holds {id}-init.C.png and {id}-fin.{L,C,R}.png; VTT: the states/ folder of "
+        "{id}_{N+1}_{i}.jpg; TRANCO: the dataset folder, which its paths are relative to)",
     )
     p.add_argument(
         "--setting",
@@ -66,15 +68,34 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         help="TRANCE View only: the final views to ask about, e.g. 'L,R' (default L,C,R; a "
         "sample's own 'view' field wins)",
     )
+    p.add_argument(
+        "--split",
+        choices=("train", "val", "test"),
+        default="test",
+        help="VTT, TRANCO: the split to ask about (default test)",
+    )
+    p.add_argument(
+        "--variant",
+        choices=("strip", "sep", "multiturn"),
+        default="strip",
+        help="VTT only: strip (the N+1 states in one image, panels numbered in state order; "
+        "default), sep (each state a separate image) or multiturn (the event first, then one "
+        "turn per adjacent pair)",
+    )
+    p.add_argument(
+        "--with-topic",
+        action="store_true",
+        help="VTT strip/sep only: the prompt that also asks for the topic (Fig. 8's +Topic)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     vlm = subparsers.add_parser(
         "vlm",
-        help="run a vision-language model (OpenAI-compatible API) on VisualTrans or TRANCE",
+        help="run a vision-language model (OpenAI-compatible API) on VisualTrans, TRANCE or VTT",
         description="Ask a vision-language model served by any OpenAI-compatible "
-        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans or TRANCE "
-        "items. See docs/visualtrans.md.",
+        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans, TRANCE or "
+        "VTT items. See docs/visualtrans.md and docs/vtt.md.",
     )
     sub = vlm.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND", required=True)
 
@@ -93,6 +114,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", help="API key (sent only as 'Authorization: Bearer')")
     p.add_argument(
         "--prompt", type=Path, help="prompt template file (default: the task's shipped one)"
+    )
+    p.add_argument(
+        "--followup-prompt",
+        type=Path,
+        help="template file of the follow-up turns of a conversation (VTT multiturn; default: "
+        "the task's shipped one)",
     )
     p.add_argument(
         "--concurrency", type=positive_int, default=4, help="requests in flight (default 4)"
@@ -127,11 +154,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "export",
-        help="TRANCE: turn replies into a predictions file for `tvr evaluate`",
-        description="Read each TRANCE reply as JSON steps and write one prediction line per "
+        help="TRANCE, VTT, TRANCO: turn replies into a predictions file for `tvr evaluate`, "
+        "`tvr vtt evaluate` or `tvr tranco evaluate`",
+        description="TRANCE: read each reply as JSON steps and write one prediction line per "
         'item: {"id": SAMPLE, "steps": [{"obj": 3, "value": "color.red"}, ...]} (View adds '
         '"view"). Replies that cannot be read, failed requests and items without a reply get '
-        '"steps": [] (scored wrong) and are listed in OUT.unparsed.jsonl.',
+        '"steps": [] (scored wrong) and are listed in OUT.unparsed.jsonl. VTT: read each reply '
+        'as JSON ({"topic", "transformations": [...]}, also in a ``` fence) or numbered lines '
+        '(multiturn: one description per turn) and write {"id", "transformations", "topic"} '
+        "lines; missing descriptions are counted and scored as empty by `tvr vtt evaluate`, "
+        "unreadable replies and items without a reply are listed in OUT.unparsed.jsonl. "
+        'TRANCO: read each reply\'s list of clip numbers and write {"id", "clips"} lines for '
+        "`tvr tranco evaluate`; unreadable replies and items without a reply get no clips "
+        "(scored wrong) and are listed in OUT.unparsed.jsonl.",
     )
     _add_task_options(p)
     p.add_argument("--results", required=True, type=Path, help="results JSONL of `tvr vlm run`")
@@ -145,25 +180,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_task_options(p)
     p.add_argument("--prompt", type=Path, help="prompt template file")
+    p.add_argument(
+        "--followup-prompt", type=Path, help="template file of a conversation's follow-up turns"
+    )
     p.add_argument("--item", type=non_negative_int, default=0, help="item number (default 0)")
     p.set_defaults(func=prompt_command)
+
+
+#: task -> the options of its adapter, from the command line
+TASK_OPTIONS = {
+    "trance": lambda a: {"setting": a.setting, "views": a.views},
+    "vtt": lambda a: {"split": a.split, "variant": a.variant, "topic": a.with_topic},
+    "tranco": lambda a: {"split": a.split},
+}
 
 
 def _adapter(args: argparse.Namespace):
     from tvr.vlm.tasks import make_adapter
 
-    options = {"setting": args.setting, "views": args.views} if args.task == "trance" else {}
+    options = TASK_OPTIONS.get(args.task, lambda a: {})(args)
     return make_adapter(args.task, args.data, args.images, **options)
 
 
 def run_command(args: argparse.Namespace) -> int:
     from tvr.vlm.client import RetryPolicy, Sampling, resolve_endpoint
     from tvr.vlm.runner import run, runs_log_path
-    from tvr.vlm.templates import load_template
+    from tvr.vlm.templates import load_followup_template, load_template
 
     endpoint = resolve_endpoint(args.base_url, args.model, args.api_key, os.environ)
     task = _adapter(args)
     template = load_template(args.prompt, task)
+    followup = load_followup_template(args.followup_prompt, task)
     summary = run(
         task,
         template,
@@ -174,6 +221,7 @@ def run_command(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         limit=args.limit,
         progress=not args.quiet,
+        followup=followup,
     )
     t = summary.tokens
     print(
@@ -194,33 +242,61 @@ def run_command(args: argparse.Namespace) -> int:
     return 1 if summary.failed else 0
 
 
-def export_command(args: argparse.Namespace) -> int:
-    from tvr.trance.vlm_task import TranceTask, export_predictions
+def _export_trance(task, results: Path, out: Path) -> str:
+    from tvr.trance.vlm_task import export_predictions
 
-    if args.task != "trance":
-        raise UserError(
-            "export is for --task trance; score VisualTrans with `tvr visualtrans score`"
-        )
-    task = _adapter(args)
-    assert isinstance(task, TranceTask)
-    s = export_predictions(task, args.results, args.out)
-    print(
+    s = export_predictions(task, results, out)
+    return (
         f"{s.items} predictions written to {s.predictions}: {s.parsed} read, {s.unparsed} "
         f"unreadable, {s.without_reply} without a reply; listed in {s.unparsed_file}"
     )
+
+
+def _export_vtt(task, results: Path, out: Path) -> str:
+    from tvr.vtt.vlm_task import export_predictions, summary_line
+
+    return summary_line(export_predictions(task, results, out))
+
+
+def _export_tranco(task, results: Path, out: Path) -> str:
+    from tvr.tranco.vlm_task import export_predictions, summary_line
+
+    return summary_line(export_predictions(task, results, out))
+
+
+#: task -> its exporter (results file -> predictions file; returns the line to print)
+EXPORTERS = {"trance": _export_trance, "vtt": _export_vtt, "tranco": _export_tranco}
+
+
+def export_command(args: argparse.Namespace) -> int:
+    if args.task not in EXPORTERS:
+        raise UserError(
+            f"export is for --task {' or '.join(sorted(EXPORTERS))}; score VisualTrans with "
+            "`tvr visualtrans score`"
+        )
+    print(EXPORTERS[args.task](_adapter(args), args.results, args.out))
     return 0
 
 
 def prompt_command(args: argparse.Namespace) -> int:
-    from tvr.vlm.templates import load_template
+    from tvr.vlm.tasks import followup_fields
+    from tvr.vlm.templates import load_followup_template, load_template
 
     task = _adapter(args)
     template = load_template(args.prompt, task)
     template.check_fields(set(task.fields))
+    followup = load_followup_template(args.followup_prompt, task)
+    if followup is not None:
+        followup.check_fields(set(followup_fields(task)))
     items = task.items()
     if args.item >= len(items):
         raise UserError(f"--item {args.item}: the task has {len(items)} items")
     item = items[args.item]
     print(template.render(dict(item.fields)))
     print(json.dumps({"id": item.id, "images": [str(p) for p in item.images]}))
+    for k, turn in enumerate(item.followups, start=1):
+        assert followup is not None
+        print(f"--- turn {k + 1} (after the model's reply)")
+        print(followup.render({**item.fields, **turn.fields}))
+        print(json.dumps({"images": [str(p) for p in turn.images]}))
     return 0

@@ -1,8 +1,14 @@
-"""Images as base64 data URLs for chat requests, with the MIME type read from the file's bytes."""
+"""Images as base64 data URLs for chat requests, with the MIME type read from the file's bytes.
+
+An image is a file, or a `ComposedImage` made from files when the request is built (a task that
+sends several pictures joined into one, in an order it decides).
+"""
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tvr.core.errors import UserError
@@ -37,3 +43,34 @@ def image_data_url(path: str | Path) -> str:
         raise UserError(f"{path}: cannot read image ({err.strerror})") from None
     mime = image_mime_type(data, str(path))
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+@dataclass(frozen=True)
+class ComposedImage:
+    """An image made when a request is built, from image files (e.g. panels joined into one
+    strip): `compose(sources)` returns its bytes (PNG, JPEG, GIF or WebP) or raises UserError."""
+
+    sources: tuple[Path, ...]
+    compose: Callable[[tuple[Path, ...]], bytes] = field(compare=False)
+    label: str = "composed image"
+
+    def __str__(self) -> str:
+        return f"{self.label}: {', '.join(str(p) for p in self.sources)}"
+
+
+#: what a task item may send as an image: a file, or an image composed from files
+ImageRef = Path | ComposedImage
+
+
+def image_ref_data_url(image: ImageRef) -> str:
+    """The data URL of an image file or of a composed image."""
+    if isinstance(image, ComposedImage):
+        data = image.compose(image.sources)
+        mime = image_mime_type(data, image.label)
+        return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    return image_data_url(image)
+
+
+def image_files(image: ImageRef) -> tuple[Path, ...]:
+    """The files an image is read from (one for a file, the sources of a composed image)."""
+    return image.sources if isinstance(image, ComposedImage) else (Path(image),)

@@ -7,7 +7,9 @@ line as soon as it arrives, so a killed run loses at most the requests in flight
 A results line: `id`, `task`, `model`, `reply` (None on failure), `reasoning` (when the server
 returns it separately), `finish_reason`, `usage` (the server's token counts), `error` (None on
 success), `http_status` (of the last failed attempt), `attempts`, `elapsed_s`, `finished_at`,
-and the item's metadata under `meta`.
+and the item's metadata under `meta`. A conversation (an item with follow-up turns) also has
+`replies`, every turn's reply in order; `reply` is the last one, `usage` and `attempts` are
+summed over the turns, and a turn that fails fails the item (asked again from its first turn).
 
 Each run also appends one line to `<results>.runs.jsonl`: when, which model and endpoint (no
 key, no user info), the prompt's source and SHA-256, the options, the counts and the token
@@ -26,9 +28,24 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.vlm.client import ChatClient, ChatError, Endpoint, RetryPolicy, Sampling, public_url
+from tvr.vlm.client import (
+    ChatClient,
+    ChatError,
+    ChatReply,
+    Endpoint,
+    RetryPolicy,
+    Sampling,
+    public_url,
+)
 from tvr.vlm.results import ResultsWriter, is_success, read_results
-from tvr.vlm.tasks import TaskAdapter, TaskItem, build_messages, check_images
+from tvr.vlm.tasks import (
+    TaskAdapter,
+    TaskItem,
+    build_messages,
+    check_images,
+    followup_fields,
+    followup_message,
+)
 from tvr.vlm.templates import PromptTemplate
 
 TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -94,14 +111,20 @@ async def run_items(
     concurrency: int = 4,
     limit: int | None = None,
     progress: bool = True,
+    followup: PromptTemplate | None = None,
 ) -> RunSummary:
-    """Ask every item not yet answered in `out`; append each outcome; return the counts."""
+    """Ask every item not yet answered in `out`; append each outcome; return the counts.
+    `followup` is the template of the follow-up turns of conversation items."""
     if concurrency < 1:
         raise UserError("concurrency must be at least 1")
     out = Path(out)
     started, clock = _now(), time.monotonic()
     template.check_fields(set(task.fields))
+    if followup is not None:
+        followup.check_fields(set(followup_fields(task)))
     items = task.items()
+    if followup is None and any(it.followups for it in items):
+        raise UserError(f"task {task.name}: its items are conversations; give a follow-up template")
     existing = read_results(out)
     check_model_matches(existing.records, endpoint.model, out)
     done, failed_before = existing.done_ids(), existing.failed_ids()
@@ -116,8 +139,11 @@ async def run_items(
         summary.not_attempted = max(0, len(todo) - limit)
         todo = todo[:limit]
     check_images(todo)
-    for it in todo[:1]:
-        template.render(dict(it.fields))  # a bad template fails before any request
+    for it in todo[:1]:  # a bad template fails before any request
+        template.render(dict(it.fields))
+        for turn in it.followups[:1]:
+            assert followup is not None
+            followup.render({**it.fields, **turn.fields})
 
     queue: asyncio.Queue[TaskItem] = asyncio.Queue()
     for it in todo:
@@ -130,7 +156,7 @@ async def run_items(
                 item = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            record = await _ask(client, task, template, item)
+            record = await _ask(client, task, template, item, followup)
             writer.write(record)
             summary.attempted += 1
             if record["error"] is None:
@@ -152,18 +178,55 @@ async def run_items(
         if bar is not None:
             bar.close()
         summary.elapsed_s = round(time.monotonic() - clock, 3)
-        _append_run_log(out, started, task, template, endpoint, client, concurrency, summary)
+        _append_run_log(
+            out, started, task, template, endpoint, client, concurrency, summary, followup
+        )
     return summary
 
 
+async def _converse(
+    client: ChatClient, item: TaskItem, template: PromptTemplate, followup: PromptTemplate | None
+) -> tuple[ChatReply, list[ChatReply]]:
+    """The item's first message, then each follow-up turn with the conversation so far: the last
+    reply and every turn's reply."""
+    messages = build_messages(item, template)
+    reply = await client.complete(messages)
+    replies = [reply]
+    for turn in item.followups:
+        assert followup is not None
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            followup_message(item, turn, followup),
+        ]
+        reply = await client.complete(messages)
+        replies.append(reply)
+    return reply, replies
+
+
+def _summed_usage(replies: list[ChatReply]) -> dict[str, Any] | None:
+    """The server's token counts of a single reply; the counts summed over a conversation."""
+    if len(replies) == 1:
+        return replies[0].usage
+    total: dict[str, int] = {}
+    for usage in (r.usage for r in replies if r.usage is not None):
+        for key in TOKEN_KEYS:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[key] = total.get(key, 0) + value
+    return total or None
+
+
 async def _ask(
-    client: ChatClient, task: TaskAdapter, template: PromptTemplate, item: TaskItem
+    client: ChatClient,
+    task: TaskAdapter,
+    template: PromptTemplate,
+    item: TaskItem,
+    followup: PromptTemplate | None = None,
 ) -> dict[str, Any]:
     clock = time.monotonic()
     record: dict[str, Any] = {"id": item.id, "task": task.name, "model": client.endpoint.model}
     try:
-        messages = build_messages(item, template)
-        reply = await client.complete(messages)
+        reply, replies = await _converse(client, item, template, followup)
     except ChatError as err:
         record.update(reply=None, usage=None, error=err.message, http_status=err.status,
                       attempts=err.attempts)  # fmt: skip
@@ -171,8 +234,11 @@ async def _ask(
         record.update(reply=None, usage=None, error=client.scrub(str(err)), http_status=None,
                       attempts=0)  # fmt: skip
     else:
-        record.update(reply=reply.text, usage=reply.usage, error=None, http_status=None,
-                      attempts=reply.attempts, finish_reason=reply.finish_reason)  # fmt: skip
+        record.update(reply=reply.text, usage=_summed_usage(replies), error=None,
+                      http_status=None, attempts=sum(r.attempts for r in replies),
+                      finish_reason=reply.finish_reason)  # fmt: skip
+        if item.followups:
+            record["replies"] = [r.text for r in replies]
         if reply.reasoning is not None:
             record["reasoning"] = reply.reasoning
     record["elapsed_s"] = round(time.monotonic() - clock, 3)
@@ -198,6 +264,7 @@ def _append_run_log(
     client: ChatClient,
     concurrency: int,
     summary: RunSummary,
+    followup: PromptTemplate | None = None,
 ) -> None:
     entry = {
         "started_at": started,
@@ -207,6 +274,11 @@ def _append_run_log(
         "endpoint": public_url(endpoint.url),
         "prompt": template.source,
         "prompt_sha256": template.sha256,
+        **(
+            {"followup_prompt": followup.source, "followup_prompt_sha256": followup.sha256}
+            if followup is not None
+            else {}
+        ),
         "sampling": client.sampling.payload(),
         "timeout_s": client.policy.timeout_s,
         "retries": client.policy.retries,

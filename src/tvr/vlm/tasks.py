@@ -3,6 +3,10 @@
 An adapter turns a benchmark's data into `TaskItem`s (an id, the images in order, the fields a
 prompt template may use, and metadata copied into the results line) and reads a reply back
 into that task's answer. The runner and the client know nothing of any benchmark.
+
+An item may be a conversation: after the first message, each of its `followups` is one more
+user turn (the adapter's `followup_prompt` filled with the item's fields and the turn's own,
+then the turn's images), sent with the conversation so far, the model's replies included.
 """
 
 from __future__ import annotations
@@ -14,18 +18,32 @@ from typing import Any, Protocol
 
 from tvr.core.errors import UserError
 from tvr.core.plugins import load_benchmarks
-from tvr.vlm.images import image_data_url
+from tvr.vlm.images import ImageRef, image_files, image_ref_data_url
 from tvr.vlm.templates import PromptTemplate
 
 
 @dataclass(frozen=True)
+class Turn:
+    """A follow-up user turn of a conversation: its own template fields and images."""
+
+    fields: Mapping[str, str]
+    images: tuple[ImageRef, ...] = ()
+
+
+@dataclass(frozen=True)
 class TaskItem:
-    """One request to make: a stable id, its images in order, template fields, metadata."""
+    """One request to make: a stable id, its images in order, template fields, metadata; and
+    for a conversation, the follow-up turns asked after the first reply."""
 
     id: str
-    images: tuple[Path, ...]
+    images: tuple[ImageRef, ...]
     fields: Mapping[str, str]
     meta: Mapping[str, Any] = field(default_factory=dict)
+    followups: tuple[Turn, ...] = ()
+
+    def all_images(self) -> tuple[ImageRef, ...]:
+        """The images of every turn, in the order they are sent."""
+        return self.images + tuple(im for turn in self.followups for im in turn.images)
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,8 @@ class TaskAdapter(Protocol):
     prompt_package: str
     #: the placeholders every item fills
     fields: frozenset[str]
+    # A conversation task also has `followup_prompt` (the shipped template of the follow-up
+    # turns) and `followup_fields` (the placeholders each turn adds).
 
     def items(self) -> list[TaskItem]:
         """The items to ask about, one per distinct id, in a stable order."""
@@ -60,19 +80,45 @@ class TaskAdapter(Protocol):
         ...
 
 
-def build_messages(item: TaskItem, template: PromptTemplate) -> list[dict[str, Any]]:
+def user_message(
+    template: PromptTemplate, fields: Mapping[str, str], images: tuple[ImageRef, ...]
+) -> dict[str, Any]:
     """One user message: the filled template, then the images as data URLs, in order (as the
     VisualTrans evaluation code sends them)."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": template.render(dict(item.fields))}]
+    content: list[dict[str, Any]] = [{"type": "text", "text": template.render(dict(fields))}]
     content += [
-        {"type": "image_url", "image_url": {"url": image_data_url(path)}} for path in item.images
+        {"type": "image_url", "image_url": {"url": image_ref_data_url(im)}} for im in images
     ]
-    return [{"role": "user", "content": content}]
+    return {"role": "user", "content": content}
+
+
+def build_messages(item: TaskItem, template: PromptTemplate) -> list[dict[str, Any]]:
+    """The first (for most tasks the only) message of an item."""
+    return [user_message(template, item.fields, item.images)]
+
+
+def followup_message(item: TaskItem, turn: Turn, template: PromptTemplate) -> dict[str, Any]:
+    """The user message of a follow-up turn: the follow-up template filled with the item's fields
+    and the turn's, then the turn's images."""
+    return user_message(template, {**item.fields, **turn.fields}, turn.images)
+
+
+def followup_fields(task: Any) -> frozenset[str]:
+    """The placeholders a task's follow-up template may use: the item's and each turn's."""
+    return frozenset(task.fields) | frozenset(getattr(task, "followup_fields", ()))
 
 
 def check_images(items: list[TaskItem], limit: int = 5) -> None:
     """UserError naming the first missing images, if any image of any item is not a file."""
-    missing = [(it.id, p) for it in items for p in it.images if not p.is_file()]
+    missing = list(
+        dict.fromkeys(
+            (it.id, p)
+            for it in items
+            for im in it.all_images()
+            for p in image_files(im)
+            if not p.is_file()
+        )
+    )
     if missing:
         shown = "; ".join(f"{i}: {p}" for i, p in missing[:limit])
         more = f" (and {len(missing) - limit} more)" if len(missing) > limit else ""

@@ -68,6 +68,27 @@ def load_template(path: str | Path | None, task: Any) -> PromptTemplate:
     `default_prompt` in its `prompt_package`)."""
     if path is None:
         return shipped_template(task.default_prompt, task.prompt_package)
+    return read_template(path)
+
+
+def load_followup_template(path: str | Path | None, task: Any) -> PromptTemplate | None:
+    """The template of a conversation's follow-up turns: the user's file if `path` is given,
+    else the task's shipped `followup_prompt`; None for a task without follow-up turns (and
+    UserError if a file was given for one)."""
+    shipped = getattr(task, "followup_prompt", None)
+    if shipped is None:
+        if path is not None:
+            raise UserError(
+                f"{path}: this task asks one question per item; it has no follow-up turns"
+            )
+        return None
+    return (
+        read_template(path) if path is not None else shipped_template(shipped, task.prompt_package)
+    )
+
+
+def read_template(path: str | Path) -> PromptTemplate:
+    """A template file of the user's."""
     path = Path(path)
     try:
         return PromptTemplate(str(path), path.read_text(encoding="utf-8"))

@@ -22,12 +22,18 @@ def frame_filename(video_name: str, frame: int) -> str:
 
 def rle_counts(ids: np.ndarray) -> dict[int, list[int]]:
     """COCO's uncompressed RLE counts (column-major runs, zeros first) of every id >= 0 in an
-    (H, W) id mask, from one pass over its runs."""
-    flat = ids.T.ravel()  # column-major order, as COCO counts
+    (H, W) id mask, from one pass over the runs of the columns that hold any object."""
+    h, w = ids.shape
+    columns = np.flatnonzero((ids >= 0).any(axis=0))
+    if not len(columns):
+        return {}
+    first, last = int(columns[0]), int(columns[-1]) + 1
+    flat = ids[:, first:last].T.ravel()  # column-major order, as COCO counts
     change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
     starts = np.concatenate([[0], change])
     ends = np.concatenate([change, [flat.size]])
     values = flat[starts]
+    starts, ends = starts + first * h, ends + first * h  # positions in the whole mask
     out = {}
     for k in np.unique(values[values >= 0]):
         sel = values == k
@@ -36,7 +42,7 @@ def rle_counts(ids: np.ndarray) -> dict[int, list[int]]:
         counts[0] = s[0]
         counts[1:-1:2] = e - s
         counts[2:-1:2] = s[1:] - e[:-1]
-        counts[-1] = flat.size - e[-1]
+        counts[-1] = h * w - e[-1]
         out[int(k)] = counts[:-1].tolist() if counts[-1] == 0 else counts.tolist()
     return out
 

@@ -102,7 +102,8 @@ class Mp4Writer:
                 f"frame {self.n_frames}: expected ({self.height}, {self.width}, 3) uint8, "
                 f"got {image.shape} {image.dtype}"
             )
-        frame = av.VideoFrame.from_ndarray(image, format="rgb24")
+        # the frame wraps the array (no copy); it is read once, when converted to yuv420p
+        frame = av.VideoFrame.from_numpy_buffer(np.ascontiguousarray(image), format="rgb24")
         frame.pts = self.n_frames
         for packet in self._stream.encode(frame):
             self._container.mux(packet)

@@ -1,0 +1,116 @@
+"""The Table 2 baselines' run config (`tvr clevrer train lstm|cnn-lstm`), saved as config.json."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tvr.core.errors import UserError
+from tvr.training.run_config import RunConfig
+
+MODELS: tuple[str, ...] = ("lstm", "cnn-lstm")
+CNNS: tuple[str, ...] = ("resnet18", "small")
+
+
+@dataclass
+class BaselineConfig(RunConfig):
+    """Everything a baseline run depends on.
+
+    Args:
+        model: "lstm" (the question alone) or "cnn-lstm" (video frames and the question).
+        data: a CLEVRER set (generated, or the release) with question files and videos.
+        train_split, val_split: the question files trained on and scored each epoch.
+        frames: frames per video, the middle frames of equal segments of the 128 (the paper
+            samples 25 uniformly).
+        frame_width, frame_height: the size the frames are scaled to (480x320 in the files).
+        cnn: the frame network, trained from random weights: torchvision's "resnet18", or
+            "small" (four stride-2 convolutions; the CPU's choice).
+        frame_features: each frame's feature is reduced to this width before the frames are
+            concatenated in time order (the video feature keeps the order of events).
+        embed_dim, hidden: word embeddings and the question LSTM (the paper: 300-d word2vec,
+            which tvr cannot download: random, learned).
+        frame_cache: where the sampled frames are cached (default: OUTPUT_DIR/frame-cache).
+        batch_videos: videos per batch (each with all its questions and options).
+        epochs, lr, weight_decay: Adam.
+    """
+
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "epochs",
+            "max_minutes",
+            "num_workers",
+            "accelerator",
+            "devices",
+            "precision",
+            "output_dir",
+            "run_name",
+            "resume",
+            "log_every_n_steps",
+            "frame_cache",
+            "cache_workers",
+        }
+    )
+    PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "frame_cache")
+
+    model: str = "lstm"
+    data: str = ""
+    train_split: str = "train"
+    val_split: str = "validation"
+    frames: int = 8
+    frame_width: int = 96
+    frame_height: int = 64
+    cnn: str = "small"
+    frame_features: int = 64
+    embed_dim: int = 300
+    hidden: int = 256
+    dropout: float = 0.1
+    epochs: int = 30
+    batch_videos: int = 8
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    seed: int = 0
+    max_minutes: float | None = None
+    accelerator: str = "auto"
+    devices: int | str = 1
+    precision: str = "auto"
+    num_workers: int = 0
+    log_every_n_steps: int = 50
+    frame_cache: str | None = None
+    cache_workers: int = 1
+    output_dir: str = "runs/clevrer"
+    run_name: str | None = None
+    resume: bool = True
+
+    @property
+    def uses_video(self) -> bool:
+        return self.model == "cnn-lstm"
+
+    def default_run_name(self) -> str:
+        return self.model if self.model == "lstm" else f"{self.model}-{self.cnn}"
+
+    def validate(self) -> BaselineConfig:
+        """UserError naming the first bad value."""
+        if self.model not in MODELS:
+            raise UserError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
+        if self.cnn not in CNNS:
+            raise UserError(f"cnn must be one of {', '.join(CNNS)}, got {self.cnn!r}")
+        if not self.data:
+            raise UserError("--data is required (a CLEVRER set with question files and videos)")
+        for name in (
+            "frames",
+            "frame_width",
+            "frame_height",
+            "frame_features",
+            "embed_dim",
+            "hidden",
+            "epochs",
+            "batch_videos",
+            "cache_workers",
+        ):
+            if getattr(self, name) < 1:
+                raise UserError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise UserError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.lr <= 0:
+            raise UserError(f"lr must be positive, got {self.lr}")
+        return self

@@ -1,0 +1,92 @@
+"""`train_baseline(config) -> run_dir`: one LSTM or CNN+LSTM run on `fit_run`, then its answers.
+
+The run folder holds config.json, metrics.csv (per epoch: train loss, val loss, `val/desc_acc`,
+`val/option_acc`, `val/acc`), checkpoints/best.ckpt and last.ckpt (a rerun resumes) and, once
+training ends, the best checkpoint's answers to the validation split in the submission format,
+`predictions/<val_split>.json`, scored in `eval/<val_split>/` (summary.json, summary.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from lightning.pytorch.callbacks import Callback
+
+from tvr.clevrer.data.layout import find_questions
+from tvr.clevrer.data.questions import has_answers, read_questions
+from tvr.clevrer.data.submission import write_submission
+from tvr.clevrer.models.baselines.config import BaselineConfig
+from tvr.clevrer.models.baselines.module import BaselineData, BaselineModule
+from tvr.clevrer.models.baselines.predict import Baseline
+from tvr.clevrer.results import evaluate_into
+from tvr.core.errors import UserError
+from tvr.training.runs import RunOptions, check_run_dir, fit_run
+
+
+def train_baseline(
+    config: BaselineConfig,
+    callbacks: Sequence[Callback] = (),
+    progress_bar: bool = False,
+    epoch_lines: bool = True,
+) -> Path:
+    """Train the baseline as configured (resuming its run folder); returns the run folder."""
+    config.validate()
+    run_dir = config.run_dir
+    try:
+        check_run_dir(run_dir, config, BaselineConfig.load)
+    except ValueError as err:
+        raise UserError(str(err)) from None
+    data = BaselineData(config)
+    data.setup()
+    assert data.words is not None and data.train_set is not None and data.val_set is not None
+    print(
+        f"{config.model}: {len(data.train_set)} training videos, {len(data.val_set)} validation "
+        f"videos, {len(data.words)} words"
+    )
+    options = RunOptions(
+        run_dir=run_dir,
+        epochs=config.epochs,
+        max_minutes=config.max_minutes,
+        accelerator=config.accelerator,
+        devices=config.devices,
+        precision=config.precision,
+        seed=config.seed,
+        monitor="val/acc",
+        mode="max",
+        log_every_n_steps=config.log_every_n_steps,
+        resume=config.resume,
+    )
+    words = data.words.to_json()
+
+    def make_module() -> BaselineModule:
+        return BaselineModule(config.to_dict(), words)
+
+    result = fit_run(
+        make_module,
+        data,
+        options,
+        config.save,
+        callbacks,
+        progress_bar,
+        epoch_lines,
+        batch_size=lambda b: int(b["video"].shape[0]),
+    )
+    if result.trainer.is_global_zero:
+        write_answers(result.best, config.data, config.val_split, run_dir, progress=False)
+    return run_dir
+
+
+def write_answers(
+    checkpoint: Path, data: str, split: str, run_dir: Path, progress: bool = True
+) -> Path:
+    """Answer `split` of `data` with `checkpoint` into run_dir/predictions/<split>.json, and score
+    it into run_dir/eval/<split>/ when the questions have answers; returns the answer file."""
+    questions_file = find_questions(data, split)
+    videos = read_questions(questions_file)
+    answers = Baseline.load(checkpoint).answer(videos, data, progress)
+    path = run_dir / "predictions" / f"{split}.json"
+    write_submission(path, answers)
+    if has_answers(videos):
+        evaluate_into(questions_file, path, run_dir / "eval" / split)
+    return path

@@ -1,0 +1,1 @@
+"""Testbeds rendered from the TRANCE world in other benchmarks' layouts (TRANCO clips: `clips.py`)."""

@@ -1,0 +1,1 @@
+"""TrancoNet's training: config, feature cache, batches, the Lightning module, runs, predictions."""

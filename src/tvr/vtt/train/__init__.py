@@ -1,0 +1,1 @@
+"""VTT training: the typed config, data, the Lightning module, runs and predictions (needs the train and clip extras)."""

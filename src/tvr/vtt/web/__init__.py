@@ -1,0 +1,1 @@
+"""VTT's pages of `tvr serve`: people rate models' descriptions (fluency, relevance, logic)."""

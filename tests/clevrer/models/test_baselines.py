@@ -1,0 +1,169 @@
+"""The Table 2 baselines: items and targets, the networks forward and backward, the frame cache, and
+two-epoch runs whose answer files `tvr clevrer evaluate` scores."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("lightning")
+
+from tvr.clevrer.data.questions import read_questions  # noqa: E402
+from tvr.clevrer.data.submission import read_submission  # noqa: E402
+from tvr.clevrer.models.baselines.config import BaselineConfig  # noqa: E402
+from tvr.clevrer.models.baselines.data import (  # noqa: E402
+    ANSWERS,
+    NO_TARGET,
+    VideoQA,
+    build_words,
+    collate,
+    video_items,
+)
+from tvr.clevrer.models.baselines.model import QAModel  # noqa: E402
+from tvr.clevrer.models.baselines.module import qa_loss  # noqa: E402
+from tvr.cli import main  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_items_are_questions_and_options_with_their_targets(symbolic_set):
+    video = read_questions(symbolic_set / "questions" / "train.json")[0]
+    items = video_items(video)
+    assert len(items) == sum(1 if q.choices is None else len(q.choices) for q in video.questions)
+    for item, q in zip(
+        (i for i in items if not i.is_option),
+        (q for q in video.questions if q.choices is None),
+        strict=True,
+    ):
+        assert ANSWERS[item.target] == q.answer
+    options = [i for i in items if i.is_option]
+    labels = [c.answer for q in video.questions for c in q.choices or ()]
+    assert [i.target for i in options] == [int(a == "correct") for a in labels]
+    assert all("<choice>" in i.words for i in options)
+    assert len(ANSWERS) == 21 and len(set(ANSWERS)) == 21
+
+
+def _batch(symbolic_set, frames: int = 0):
+    videos = read_questions(symbolic_set / "questions" / "train.json")[:2]
+    dataset = VideoQA(videos, build_words(videos))
+    batch = collate([dataset[0], dataset[1]])
+    if frames:
+        batch["frames"] = torch.randint(0, 256, (2, frames, 3, 32, 48), dtype=torch.uint8)
+    return dataset, batch
+
+
+@pytest.mark.parametrize(
+    "model,cnn", [("lstm", "small"), ("cnn-lstm", "small"), ("cnn-lstm", "resnet18")]
+)
+def test_each_network_runs_forward_and_backward_on_a_tiny_batch(symbolic_set, model, cnn):
+    torch.manual_seed(0)
+    config = BaselineConfig(model=model, cnn=cnn, data="-", frames=3, embed_dim=16, hidden=24)
+    dataset, batch = _batch(symbolic_set, frames=3 if model == "cnn-lstm" else 0)
+    net = QAModel(config, len(dataset.items) + 200)
+    answer, option = net(batch["words"], batch["lengths"], batch["item_video"], batch.get("frames"))
+    n = batch["words"].shape[0]
+    assert answer.shape == (n, len(ANSWERS)) and option.shape == (n,)
+    loss = qa_loss(answer, option, batch)
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert net.question.lstm.weight_ih_l0.grad.abs().sum() > 0
+    if model == "cnn-lstm":
+        first_conv = next(m for m in net.video.cnn.modules() if isinstance(m, torch.nn.Conv2d))
+        assert first_conv.weight.grad.abs().sum() > 0
+        with pytest.raises(ValueError, match="frames"):
+            net(batch["words"], batch["lengths"], batch["item_video"], None)
+
+
+def test_the_loss_ignores_unknown_targets(symbolic_set):
+    _, batch = _batch(symbolic_set)
+    n = batch["words"].shape[0]
+    answer, option = torch.zeros(n, len(ANSWERS)), torch.zeros(n)
+    batch["target"] = torch.full((n,), NO_TARGET)
+    assert float(qa_loss(answer, option, batch)) == 0.0
+
+
+def _config(root, tmp_path, model, **kw):
+    values = dict(
+        model=model,
+        data=str(root),
+        epochs=2,
+        embed_dim=16,
+        hidden=24,
+        batch_videos=2,
+        frames=2,
+        frame_width=48,
+        frame_height=32,
+        accelerator="cpu",
+        output_dir=str(tmp_path / "runs"),
+    )
+    values.update(kw)
+    return BaselineConfig(**values)
+
+
+def test_lstm_two_epochs_then_predict_and_evaluate_through_the_cli(symbolic_set, tmp_path, capsys):
+    from tvr.clevrer.models.baselines.run import train_baseline
+
+    run = train_baseline(_config(symbolic_set, tmp_path, "lstm"))
+    assert run.name == "lstm"
+    rows = (run / "metrics.csv").read_text().splitlines()
+    assert len(rows) == 3 and {"val/desc_acc", "val/option_acc", "val/acc"} <= set(
+        rows[0].split(",")
+    )
+    summary = json.loads((run / "eval" / "validation" / "summary.json").read_text())
+    assert summary["score"]["missing"] == {"videos": 0, "questions": 0, "options": 0}
+    # predict the test split and score it with `tvr clevrer evaluate`
+    assert main(["clevrer", "predict", "--run", str(run), "--split", "test"]) == 0
+    answers = run / "predictions" / "test.json"
+    submitted = read_submission(answers)
+    gold = read_questions(symbolic_set / "questions" / "test.json")
+    assert [v.scene_index for v in submitted] == [v.scene_index for v in gold]
+    out = tmp_path / "eval"
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "clevrer",
+                "evaluate",
+                "--questions",
+                str(symbolic_set / "questions" / "test.json"),
+                "--predictions",
+                str(answers),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    scored = json.loads((out / "summary.json").read_text())["score"]
+    assert scored["questions"] == sum(len(v.questions) for v in gold)
+    assert scored["missing"]["questions"] == 0 and scored["wrong_kind"] == 0
+    # the tables: our LSTM row with the paper's beside it
+    assert main(["clevrer", "results", str(run), "--out", str(tmp_path / "tables")]) == 0
+    table = (tmp_path / "tables" / "table2.md").read_text()
+    assert "| LSTM |" in table and "| LSTM (paper) | 34.7 |" in table
+
+
+def test_cnn_lstm_caches_frames_and_trains_two_epochs(rendered_set, tmp_path):
+    from tvr.clevrer.models.baselines.frames import FrameSpec, frame_times, load_frames
+    from tvr.clevrer.models.baselines.run import train_baseline
+
+    config = _config(rendered_set, tmp_path, "cnn-lstm")
+    run = train_baseline(config)
+    cache = tmp_path / "runs" / "frame-cache" / FrameSpec(2, 48, 32).folder_name
+    frames = load_frames(cache, 0)
+    assert frames.shape == (2, 32, 48, 3) and frames.dtype == np.uint8 and frames.std() > 0
+    assert frame_times(2) == [32 / 25, 96 / 25]
+    assert len((run / "metrics.csv").read_text().splitlines()) == 3
+    answers = read_submission(run / "predictions" / "validation.json")
+    assert answers and all(v.questions for v in answers)
+    summary = json.loads((run / "eval" / "validation" / "summary.json").read_text())
+    assert summary["score"]["missing"]["questions"] == 0
