@@ -137,6 +137,16 @@ class RunOptions:
     gradient_clip_val: float | None = None
     benchmark: bool = True
 
+    @classmethod
+    def from_config(cls, config: Any, **choices: Any) -> RunOptions:
+        """The options of a run config (its run_dir, epochs, max_minutes, accelerator, devices,
+        precision, seed, log_every_n_steps and resume fields), with the benchmark's `choices`
+        (monitor, mode, monitor_label, gradient_clip_val, benchmark)."""
+        fields = ("epochs", "max_minutes", "accelerator", "devices", "precision", "seed")
+        fields += ("log_every_n_steps", "resume")
+        taken = {name: getattr(config, name) for name in fields}
+        return cls(run_dir=Path(config.run_dir), **taken, **choices)
+
 
 @dataclass(frozen=True)
 class FitResult:

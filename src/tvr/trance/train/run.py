@@ -62,18 +62,10 @@ def train(
         check_architecture(config, saved, config.init_checkpoint)
         init_state = model_state(ckpt)
 
-    options = RunOptions(
-        run_dir=run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/acc",
         mode="max",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
     )
 
     def make_module() -> TranceModule:

@@ -80,19 +80,11 @@ def train(
         train_index, train_table = table.index, table.features
         val_table = table_rows(table, val_paths)
     data = TrancoData(config, dataset, train_index, val_items, val_paths)
-    options = RunOptions(
-        run_dir=config.run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/emr",
         mode="max",
         monitor_label="val EMR",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
     )
 
     def make_module() -> TrancoModule:

@@ -51,12 +51,9 @@ def train(
         raise UserError("training scores val CIDEr-D through coco-caption's PTB tokenizer, which "
                         "needs Java on the PATH (java not found)")  # fmt: skip
     data = VttDataModule(samples, config.batch_size, config.num_workers)
-    options = RunOptions(
-        run_dir=run_dir, epochs=config.epochs, max_minutes=config.max_minutes,
-        accelerator=config.accelerator, devices=config.devices, precision=config.precision,
-        seed=config.seed, monitor="val/cider", mode="max", monitor_label="val CIDEr",
-        log_every_n_steps=config.log_every_n_steps, resume=config.resume, benchmark=False,
-    )  # fmt: skip
+    options = RunOptions.from_config(
+        config, monitor="val/cider", mode="max", monitor_label="val CIDEr", benchmark=False
+    )
 
     def make_module() -> VttModule:
         return VttModule(config.to_dict(), samples.labels.to_dict(), samples.encoder_dim)

@@ -44,18 +44,10 @@ def train_baseline(
         f"{config.model}: {len(data.train_set)} training videos, {len(data.val_set)} validation "
         f"videos, {len(data.words)} words"
     )
-    options = RunOptions(
-        run_dir=run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/acc",
         mode="max",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
     )
     words = data.words.to_json()
 

@@ -134,19 +134,11 @@ def train_dynamics(
         torch.set_num_threads(config.threads)
     data = WindowData(config)
     data.setup()
-    options = RunOptions(
-        run_dir=config.run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/loss",
         mode="min",
         monitor_label="val loss",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
         gradient_clip_val=1.0,
     )
     result = fit_run(

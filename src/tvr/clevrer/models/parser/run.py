@@ -47,19 +47,11 @@ def train_parser(
         f"multiple-choice questions, {counts['choice']} choices; {len(data.val_samples)} held-out "
         f"texts; {len(data.words)} words, {len(data.tokens)} program tokens"
     )
-    options = RunOptions(
-        run_dir=run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/acc",
         mode="max",
         monitor_label="val exact match",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
     )
     words, tokens = data.words.to_json(), data.tokens.to_json()
 

@@ -53,19 +53,11 @@ def train_detector(
         torch.set_num_threads(config.threads)
     data = FrameData(config)
     data.setup()
-    options = RunOptions(
-        run_dir=config.run_dir,
-        epochs=config.epochs,
-        max_minutes=config.max_minutes,
-        accelerator=config.accelerator,
-        devices=config.devices,
-        precision=config.precision,
-        seed=config.seed,
+    options = RunOptions.from_config(
+        config,
         monitor="val/segm_ap",
         mode="max",
         monitor_label="val mask AP",
-        log_every_n_steps=config.log_every_n_steps,
-        resume=config.resume,
         gradient_clip_val=5.0,
     )
     result = fit_run(
