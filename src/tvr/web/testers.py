@@ -7,20 +7,23 @@ import hashlib
 import secrets
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from tvr.web.db import Tester, name_key
+from tvr.web.db import Tester, commit, name_key
 
 __all__ = [
     "COOKIE",
     "clear_tester_cookie",
     "code_tokens",
+    "find_by_code",
     "hash_token",
     "name_key",
     "new_token",
     "resume_code",
     "set_tester_cookie",
+    "sign_in",
     "tester_of",
 ]
 
@@ -75,3 +78,34 @@ def set_tester_cookie(response: Response, token: str, secure: bool) -> None:
 def clear_tester_cookie(response: Response) -> None:
     """Make the browser forget its token (leaving a test)."""
     response.delete_cookie(COOKIE)
+
+
+def sign_in(db: Session, name: str, token: str | None) -> tuple[Tester, str, bool] | None:
+    """(tester, token, new) for `name`: the tester again when the browser's `token` is the one
+    of the tester with this name (names that differ only in case or width are one name), else a
+    new tester with a new token; None when the name is held by another browser."""
+    key = name_key(name)
+    existing = db.scalar(select(Tester).where(Tester.name_key == key))
+    if existing is not None:
+        if token and existing.token_hash == hash_token(token):
+            return existing, token, False
+        return None
+    token = new_token()
+    tester = Tester(name=name, name_key=key, token_hash=hash_token(token))
+    db.add(tester)
+    try:
+        commit(db)
+    except IntegrityError:  # another request took the name meanwhile
+        db.rollback()
+        return None
+    return tester, token, True
+
+
+def find_by_code(db: Session, code: str) -> tuple[Tester, str] | None:
+    """(tester, token) of a typed resume code (`code_tokens` reads its spellings); None when it
+    is no tester's."""
+    for token in code_tokens(code):
+        tester = db.scalar(select(Tester).where(Tester.token_hash == hash_token(token)))
+        if tester is not None:
+            return tester, token
+    return None

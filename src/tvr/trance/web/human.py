@@ -25,7 +25,7 @@ from tvr.trance.web.catalog import Catalog, SplitData, sample_view
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import VIEWS
 from tvr.web.db import Answer, Serving, Tester, commit, utcnow
-from tvr.web.testers import code_tokens, hash_token, name_key, new_token
+from tvr.web.testers import find_by_code, sign_in
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
@@ -66,32 +66,20 @@ def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str
     """(tester, token, new) for `name`: the tester again when the browser's token is the one of
     the tester with this name (names that differ only in case or width are one name), else a
     new tester with a new token. A name held by another browser is refused (409)."""
-    key = name_key(name)
-    existing = db.scalar(select(Tester).where(Tester.name_key == key))
-    if existing is not None:
-        if token and existing.token_hash == hash_token(token):
-            return existing, token, False
+    signed = sign_in(db, name, token)
+    if signed is None:
         raise _taken(name)
-    token = new_token()
-    tester = Tester(name=name, name_key=key, token_hash=hash_token(token))
-    db.add(tester)
-    try:
-        commit(db)
-    except IntegrityError:
-        db.rollback()
-        raise _taken(name) from None
-    return tester, token, True
+    return signed
 
 
 def resume_tester(db: Session, code: Any) -> tuple[Tester, str]:
     """(tester, token) of a typed resume code; AnswerError when it is no tester's."""
     if not isinstance(code, str) or not code.strip() or len(code) > 200:
         raise AnswerError("enter the resume code you were given when you started")
-    for token in code_tokens(code):
-        tester = db.scalar(select(Tester).where(Tester.token_hash == hash_token(token)))
-        if tester is not None:
-            return tester, token
-    raise AnswerError("no tester has this resume code; check it and type it again", 404)
+    found = find_by_code(db, code)
+    if found is None:
+        raise AnswerError("no tester has this resume code; check it and type it again", 404)
+    return found
 
 
 # --- orders ----------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from tvr.vtt.layout import records_file, states_folder
 from tvr.vtt.subset import choose_subset
 from tvr.vtt.web.models import VttRating, VttServing
 from tvr.web.db import Tester, commit, utcnow
-from tvr.web.testers import code_tokens, hash_token, name_key, new_token
+from tvr.web.testers import find_by_code, sign_in
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 CRITERIA = ("fluency", "relevance", "logical_soundness")
@@ -189,32 +189,20 @@ def _taken(name: str) -> RateError:
 def start_rater(db: Session, name: str, token: str | None) -> tuple[Tester, str, bool]:
     """(rater, token, new): the browser's own rater again when its token is the one of the
     rater with this name, else a new rater; a name held by another browser is refused (409)."""
-    key = name_key(name)
-    existing = db.scalar(select(Tester).where(Tester.name_key == key))
-    if existing is not None:
-        if token and existing.token_hash == hash_token(token):
-            return existing, token, False
+    signed = sign_in(db, name, token)
+    if signed is None:
         raise _taken(name)
-    token = new_token()
-    tester = Tester(name=name, name_key=key, token_hash=hash_token(token))
-    db.add(tester)
-    try:
-        commit(db)
-    except IntegrityError:
-        db.rollback()
-        raise _taken(name) from None
-    return tester, token, True
+    return signed
 
 
 def resume_rater(db: Session, code: Any) -> tuple[Tester, str]:
     """(rater, token) of a typed resume code; RateError when it is no rater's."""
     if not isinstance(code, str) or not code.strip() or len(code) > 200:
         raise RateError("enter the resume code you were given when you started")
-    for token in code_tokens(code):
-        tester = db.scalar(select(Tester).where(Tester.token_hash == hash_token(token)))
-        if tester is not None:
-            return tester, token
-    raise RateError("no rater has this resume code; check it and type it again", 404)
+    found = find_by_code(db, code)
+    if found is None:
+        raise RateError("no rater has this resume code; check it and type it again", 404)
+    return found
 
 
 # --- assignment ------------------------------------------------------------------------------------
