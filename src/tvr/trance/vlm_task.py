@@ -28,6 +28,7 @@ from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.eval.metrics import max_steps_for
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import SETTINGS, VIEW_NAMES, VIEWS
+from tvr.vlm.replies import json_values
 from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
@@ -71,26 +72,6 @@ def steps_rule(setting: str) -> str:
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
-
-
-def _json_values(text: str) -> list[Any]:
-    """Every JSON object or array that starts at a `{` or `[` of the text and parses, in order,
-    outermost first (values nested in an earlier one are skipped)."""
-    decoder = json.JSONDecoder()
-    out, pos = [], 0
-    while pos < len(text):
-        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
-        if not starts:
-            break
-        start = min(starts)
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            pos = start + 1
-            continue
-        out.append(value)
-        pos = end
-    return out
 
 
 def _steps_of(value: Any) -> list[Any] | None:
@@ -137,7 +118,7 @@ def parse_trance_reply(reply: str, max_steps: int | None = None) -> ParsedReply:
     tags = [t for t in _ANSWER_TAG.findall(text) if t.strip()]
     fences = [t for t in _FENCE.findall(text) if t.strip()]
     region = tags[-1] if tags else fences[-1] if fences else _THINK_BLOCK.sub("", text)
-    candidates = [s for v in _json_values(region) if (s := _steps_of(v)) is not None]
+    candidates = [s for v in json_values(region) if (s := _steps_of(v)) is not None]
     if not candidates:
         return ParsedReply(None, "no JSON step list found")
     steps, problems = [], []

@@ -19,7 +19,6 @@ and are listed with the reason in `OUT.unparsed.jsonl`.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from tvr.tranco.clip_sheet import clip_sheet_jpeg
 from tvr.tranco.data.dataset import TrancoDataset, TrancoSample, open_dataset
 from tvr.tranco.data.layout import SPLITS
 from tvr.vlm.images import ComposedImage, ImageRef
+from tvr.vlm.replies import json_values
 from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
@@ -48,26 +48,6 @@ _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.IGNORECASE | re.DOTALL)
 #: an answer written as bare numbers: "3, 17, 42", "3 -> 17 -> 42", "[3][17]"
 _BARE_NUMBERS = re.compile(r"[\s\[\](),;#>→-]*\d+(?:[\s\[\](),;#>→.-]+\d+)*[\s\[\](),;#>→.-]*")
-
-
-def _json_values(text: str) -> list[Any]:
-    """Every JSON object or array that starts at a `{` or `[` of the text and parses, in order
-    (values nested in an earlier one are skipped)."""
-    decoder = json.JSONDecoder()
-    out, pos = [], 0
-    while pos < len(text):
-        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
-        if not starts:
-            break
-        start = min(starts)
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            pos = start + 1
-            continue
-        out.append(value)
-        pos = end
-    return out
 
 
 def _number_list(value: Any) -> list[int] | None:
@@ -98,7 +78,7 @@ def parse_clip_numbers(reply: str, count: int) -> ParsedReply:
     tags = [t for t in _ANSWER_TAG.findall(text) if t.strip()]
     fences = [t for t in _FENCE.findall(text) if t.strip()]
     region = tags[-1] if tags else fences[-1] if fences else _THINK_BLOCK.sub("", text)
-    lists = [n for v in _json_values(region) if (n := _number_list(v)) is not None]
+    lists = [n for v in json_values(region) if (n := _number_list(v)) is not None]
     if lists:
         numbers = lists[-1]
     elif _BARE_NUMBERS.fullmatch(region.strip()):
