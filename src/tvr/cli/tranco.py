@@ -1,4 +1,4 @@
-"""`tvr tranco`: the TRANCO benchmark's commands (evaluate, baseline, build, testbed, stats)."""
+"""`tvr tranco`: TRANCO's commands (evaluate, compare, baseline, build, testbed, stats)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=evaluate_command)
+    register_compare(sub)
 
     p = sub.add_parser(
         "baseline",
@@ -89,6 +90,51 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print("\n".join(lines))
         if args.out is not None:
             print(f"wrote {args.out}/summary.json, detail.jsonl, table.md")
+    return 0
+
+
+def register_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="paired comparison of two evaluations of the same samples",
+        description="A and B are `tvr tranco evaluate --out` folders (or their detail.jsonl) "
+        "scored on the same samples. Compared sample by sample: EMR by the exact McNemar test, "
+        "R, P, KTD, SD and NSD by the paired sign-flip randomisation test, each with a seeded "
+        "95% bootstrap interval of A-B; then EMR by reference length. See docs/tranco.md.",
+    )
+    p.add_argument("a", type=Path, metavar="A", help="evaluation folder or detail.jsonl")
+    p.add_argument("b", type=Path, metavar="B", help="evaluation folder or detail.jsonl")
+    p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
+                   help="the convention of R, P and KTD (default eq2, the paper's)")  # fmt: skip
+    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"),
+                   help="names of A and B (default their folder names)")  # fmt: skip
+    p.add_argument("--resamples", type=positive_int, default=10000,
+                   help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
+    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
+    p.add_argument("--out", type=Path, help="write compare.json and compare.md here")
+    p.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+    p.set_defaults(func=compare_command)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from tvr.core.jsonl import prepare_output_folder, write_json, write_text
+    from tvr.tranco.compare import compare_evaluations, markdown_lines, read_detail
+
+    la, lb = args.labels or (None, None)
+    a = read_detail(args.a, args.convention, la)
+    b = read_detail(args.b, args.convention, lb)
+    document = compare_evaluations(a, b, args.convention, args.resamples, args.seed)
+    lines = markdown_lines(document)
+    if args.out is not None:
+        out = prepare_output_folder(args.out)
+        write_json(out / "compare.json", document)
+        write_text(out / "compare.md", "\n".join(lines) + "\n")
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print("\n".join(lines))
+        if args.out is not None:
+            print(f"wrote {args.out}/compare.json, compare.md")
     return 0
 
 

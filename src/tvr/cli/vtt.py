@@ -1,4 +1,4 @@
-"""`tvr vtt`: the VTT benchmark's commands (stats, evaluate, build from COIN/CrossTask, the testbed)."""
+"""`tvr vtt`: the VTT benchmark's commands (stats, evaluate, compare, build, the testbed, ...)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="skip BERTScore (reported unavailable)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
     p.set_defaults(func=evaluate_command)
+    register_compare(sub)
     register_build(sub)
     register_testbed(sub)
     register_judge(sub)
@@ -109,6 +110,52 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print("\n".join(result.table))
         if args.out is not None:
             print(f"wrote {args.out}/summary.json, detail.jsonl, table.md")
+    return 0
+
+
+def register_compare(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt compare`."""
+    from tvr.cli._common import non_negative_int, positive_int
+
+    p = sub.add_parser(
+        "compare",
+        help="paired comparison of two evaluations of the same split",
+        description="A and B are `tvr vtt evaluate --out` folders (or their detail.jsonl) of "
+        "the same split. Every metric that both computed is compared description by "
+        "description (sample id, step index): the paired sign-flip randomisation test and a "
+        "seeded 95% bootstrap interval of A-B, x100. A metric unavailable in either, or "
+        "computed in different settings, is left out with a note. See docs/vtt.md.",
+    )
+    p.add_argument("a", type=Path, metavar="A", help="evaluation folder or detail.jsonl")
+    p.add_argument("b", type=Path, metavar="B", help="evaluation folder or detail.jsonl")
+    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"),
+                   help="names of A and B (default their folder names)")  # fmt: skip
+    p.add_argument("--resamples", type=positive_int, default=10000,
+                   help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
+    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
+    p.add_argument("--out", type=Path, help="write compare.json and compare.md here")
+    p.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+    p.set_defaults(func=compare_command)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from tvr.core.jsonl import prepare_output_folder, write_json, write_text
+    from tvr.vtt.compare import compare_evaluations, markdown_lines, read_detail
+
+    la, lb = args.labels or (None, None)
+    document = compare_evaluations(read_detail(args.a, la), read_detail(args.b, lb),
+                                   args.resamples, args.seed)  # fmt: skip
+    lines = markdown_lines(document)
+    if args.out is not None:
+        out = prepare_output_folder(args.out)
+        write_json(out / "compare.json", document)
+        write_text(out / "compare.md", "\n".join(lines) + "\n")
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print("\n".join(lines))
+        if args.out is not None:
+            print(f"wrote {args.out}/compare.json, compare.md")
     return 0
 
 
