@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.train",
     "tvr.cli.predict",
     "tvr.cli.results",
+    "tvr.cli.curves",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
     "tvr.cli.clevrer",

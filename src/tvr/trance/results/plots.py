@@ -6,11 +6,12 @@ dashed lines in the same colour as our run of that model, grey when we have none
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tvr.core.errors import UserError
+from tvr.results.curves import read_metrics_csv  # the shared reader (was defined here)
+from tvr.results.figures import save_figure as _save  # the shared atomic PNG writer
 from tvr.trance import paper
 from tvr.trance.results.tables import display_name
 
@@ -29,21 +30,6 @@ def _pyplot():
             "the plots need matplotlib (pip install 'tvr[train]'), or pass --no-plots"
         ) from None
     return plt
-
-
-def _save(fig: Any, path: Path) -> Path:
-    """Lay out, write atomically (temp file, then rename) and close the figure."""
-    import matplotlib.pyplot as plt
-
-    try:
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.stem}.tmp.png")
-        fig.savefig(tmp, dpi=110)
-        tmp.replace(path)
-        return path
-    finally:
-        plt.close(fig)
 
 
 def fig7_plot(table: ResultTable, path: Path) -> Path:
@@ -98,21 +84,6 @@ def fig8_plot(table: ResultTable, path: Path) -> Path:
     ax.legend(title="final view", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, path)
-
-
-def read_metrics_csv(path: Path) -> list[dict[str, float]]:
-    """The rows of a run's metrics.csv as numbers (empty cells left out)."""
-    rows = []
-    with path.open(newline="") as f:
-        for r in csv.DictReader(f):
-            row = {}
-            for k, v in r.items():
-                try:
-                    row[k] = float(v)
-                except (TypeError, ValueError):
-                    continue
-            rows.append(row)
-    return rows
 
 
 def learning_curves_plot(
