@@ -7,10 +7,11 @@ practice) and per (tester, idempotency key) makes a retried or doubled submissio
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Boolean,
@@ -30,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -53,6 +54,32 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     pass
+
+
+B = TypeVar("B", bound=Base)
+
+#: a submission's idempotency key, which the browser makes once per answer: a retried or doubled
+#: request carries the same key, and the row stored under it is the answer
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+
+
+def insert(db: Session, row: Base) -> bool:
+    """Add `row` and commit it (`commit`); False, rolled back, when a unique key of its table
+    holds another row already (a doubled request stored its row first)."""
+    db.add(row)
+    try:
+        commit(db)
+    except IntegrityError:
+        db.rollback()
+        return False
+    return True
+
+
+def stored_by_key(db: Session, table: type[B], tester_id: int, key: str) -> B | None:
+    """The row of `table` the tester stored under the idempotency key `key`, or None."""
+    return db.scalar(
+        select(table).where(table.tester_id == tester_id, table.idempotency_key == key)
+    )
 
 
 NAME_KEY_INDEX = "uq_testers_name_key"

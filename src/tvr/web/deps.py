@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from pydantic import BaseModel, ValidationError
@@ -54,6 +54,18 @@ def current_tester(request: Request, db: Db) -> Tester | None:
 
 
 CurrentTester = Annotated[Tester | None, Depends(current_tester)]
+
+
+def required_tester(message: str) -> Any:
+    """The parameter type of an API route that needs the browser's tester, `Annotated[Tester,
+    ...]`: 401 with {"error": message}, before the body is looked at, when it has none."""
+
+    def require(tester: CurrentTester) -> Tester:
+        if tester is None:
+            raise ApiError(message, 401)
+        return tester
+
+    return Annotated[Tester, Depends(require)]
 
 
 def require_admin(request: Request) -> None:

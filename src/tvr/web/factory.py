@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -15,6 +17,9 @@ from tvr.web.db import make_engine, make_sessionmaker
 from tvr.web.pages import PagesFactory, pages_factory
 from tvr.web.responses import install_error_handlers
 
+#: templates every benchmark's pages may use, looked up after its own: layout.html, signin.html
+SHARED_TEMPLATES = Path(__file__).parent / "templates"
+
 
 def create_app(config: ServeConfig, pages: PagesFactory | str) -> FastAPI:
     """The app for `config`: the benchmark's pages (a factory, or a benchmark's name registered
@@ -24,7 +29,7 @@ def create_app(config: ServeConfig, pages: PagesFactory | str) -> FastAPI:
     config = config.validate()
     built = (pages_factory(pages) if isinstance(pages, str) else pages)(config)
     engine = make_engine(config.database_url)
-    templates = Jinja2Templates(directory=str(built.templates))
+    templates = Jinja2Templates(directory=[str(built.templates), str(SHARED_TEMPLATES)])
     templates.env.filters.update(built.filters)
     templates.env.globals.update(
         admin_enabled=config.admin, viewer_mode=config.viewer, **built.template_globals

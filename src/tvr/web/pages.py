@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 @dataclass
 class Pages:
     """A benchmark's pages. `templates` must hold `error.html` (given `message`), the page of
-    every PageError; `state` goes onto `app.state` (e.g. the benchmark's datasets); `warnings`
-    are what `tvr serve` prints before serving (e.g. datasets that share scenes)."""
+    every PageError (the shared `tvr/web/templates` are looked up after it); `state` goes onto
+    `app.state` (e.g. the benchmark's datasets); `warnings` are what `tvr serve` prints before
+    serving (e.g. datasets that share scenes)."""
 
     title: str
     routers: Sequence[APIRouter]

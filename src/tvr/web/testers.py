@@ -7,11 +7,10 @@ import hashlib
 import secrets
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from tvr.web.db import Tester, commit, name_key
+from tvr.web.db import Tester, insert, name_key
 
 __all__ = [
     "COOKIE",
@@ -92,11 +91,7 @@ def sign_in(db: Session, name: str, token: str | None) -> tuple[Tester, str, boo
         return None
     token = new_token()
     tester = Tester(name=name, name_key=key, token_hash=hash_token(token))
-    db.add(tester)
-    try:
-        commit(db)
-    except IntegrityError:  # another request took the name meanwhile
-        db.rollback()
+    if not insert(db, tester):  # another request took the name meanwhile
         return None
     return tester, token, True
 

@@ -1,11 +1,11 @@
-"""The JSON bodies of the human test's API (pydantic): what /api/start, /api/resume and /api/answer
-accept.
+"""The JSON body of the human test's API (pydantic): what /api/answer accepts (/api/start and
+/api/resume take the shared `tvr.web.bodies`).
 
 `problem`, `split` and `practice` must have their JSON types (a string, a string, a boolean:
 `"practice": "false"` is refused, not read as true); a wrong type is a 422 naming the field. The
-other fields are kept as sent and checked by `human.check_name` and `human.submit`, in a fixed
-order that depends on the database (a retried submission key returns the stored answer before
-the steps are looked at), each with its own message.
+other fields are kept as sent and checked by `human.submit`, in a fixed order that depends on
+the database (a retried submission key returns the stored answer before the steps are looked
+at), each with its own message.
 """
 
 from __future__ import annotations
@@ -13,22 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
-
-
-class StartBody(BaseModel):
-    """POST /api/start: {"name": ...}; the name is checked by `human.check_name`."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    name: Any = None
-
-
-class ResumeBody(BaseModel):
-    """POST /api/resume: {"code": ...}, the resume code shown when the tester started."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    code: Any = None
 
 
 class AnswerBody(BaseModel):

@@ -9,14 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tvr.trance.data.sample import Sample
@@ -24,62 +21,12 @@ from tvr.trance.eval.metrics import evaluate_steps, max_steps_for
 from tvr.trance.web.catalog import Catalog, SplitData, sample_view
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import VIEWS
-from tvr.web.db import Answer, Serving, Tester, commit, utcnow
-from tvr.web.testers import find_by_code, sign_in
-
-KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+from tvr.web.db import IDEMPOTENCY_KEY, Answer, Serving, Tester, insert, stored_by_key, utcnow
+from tvr.web.errors import Refusal
 
 
-class AnswerError(ValueError):
+class AnswerError(Refusal):
     """A bad answer or request: the message is shown to the tester; nothing is stored."""
-
-    def __init__(self, message: str, status: int = 422):
-        super().__init__(message)
-        self.status = status
-
-
-# --- testers ---------------------------------------------------------------------------------------
-def check_name(name: Any, max_len: int) -> str:
-    """A tester name: 1..max_len printable characters after NFKC (full-width letters become
-    plain ones) and trimming spaces."""
-    if not isinstance(name, str):
-        raise AnswerError("enter your name")
-    name = " ".join(unicodedata.normalize("NFKC", name).split())
-    if not name:
-        raise AnswerError("enter your name")
-    if len(name) > max_len:
-        raise AnswerError(f"the name is too long ({len(name)} characters, at most {max_len})")
-    if not name.isprintable():
-        raise AnswerError("the name has characters that cannot be shown")
-    return name
-
-
-def _taken(name: str) -> AnswerError:
-    return AnswerError(
-        f"the name {name!r} is already taken; if it is yours, continue with the resume code "
-        "you were given when you started, or choose another name",
-        409,
-    )
-
-
-def start_tester(db: Session, name: str, token: str | None) -> tuple[Tester, str, bool]:
-    """(tester, token, new) for `name`: the tester again when the browser's token is the one of
-    the tester with this name (names that differ only in case or width are one name), else a
-    new tester with a new token. A name held by another browser is refused (409)."""
-    signed = sign_in(db, name, token)
-    if signed is None:
-        raise _taken(name)
-    return signed
-
-
-def resume_tester(db: Session, code: Any) -> tuple[Tester, str]:
-    """(tester, token) of a typed resume code; AnswerError when it is no tester's."""
-    if not isinstance(code, str) or not code.strip() or len(code) > 200:
-        raise AnswerError("enter the resume code you were given when you started")
-    found = find_by_code(db, code)
-    if found is None:
-        raise AnswerError("no tester has this resume code; check it and type it again", 404)
-    return found
 
 
 # --- orders ----------------------------------------------------------------------------------------
@@ -201,11 +148,7 @@ def _serve(
         practice=practice,
         view=view,
     )
-    db.add(row)
-    try:
-        commit(db)
-    except IntegrityError:  # the same page opened twice at once
-        db.rollback()
+    if not insert(db, row):  # the same page opened twice at once
         row = db.scalar(q)
     return row
 
@@ -261,11 +204,9 @@ def submit(
 ) -> tuple[Answer, bool]:
     """Validate, score and store one answer; (answer, stored now). A repeated idempotency key
     returns the stored answer; every problem raises AnswerError before anything is written."""
-    if not isinstance(key, str) or not KEY_RE.match(key):
+    if not isinstance(key, str) or not IDEMPOTENCY_KEY.match(key):
         raise AnswerError("missing or malformed submission key (8-64 letters, digits, - or _)", 400)
-    prior = db.scalar(
-        select(Answer).where(Answer.tester_id == tester.id, Answer.idempotency_key == key)
-    )
+    prior = stored_by_key(db, Answer, tester.id, key)
     if prior is not None:
         if prior.sample_id != sample_id:
             raise AnswerError("this submission key was already used for another sample", 409)
@@ -325,17 +266,11 @@ def submit(
         attr_correct=d.get("attr_correct"),
         value_correct=d.get("value_correct"),
     )
-    db.add(answer)
-    try:
-        commit(db)
-    except IntegrityError:
-        db.rollback()
-        prior = db.scalar(
-            select(Answer).where(Answer.tester_id == tester.id, Answer.idempotency_key == key)
-        )
+    if not insert(db, answer):
+        prior = stored_by_key(db, Answer, tester.id, key)
         if prior is not None and prior.sample_id == sample_id:
             return prior, False
-        raise AnswerError("this sample is already answered", 409) from None
+        raise AnswerError("this sample is already answered", 409)
     return answer, True
 
 

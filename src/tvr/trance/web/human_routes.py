@@ -1,4 +1,5 @@
-"""The human test's routes: start, resume, leave, the test page, the JSON API, history, export."""
+"""The human test's routes: the shared sign-in (`tvr.web.signin`), welcome, the test page, the
+JSON API, history, export."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ from sqlalchemy import select
 
 from tvr.trance.eval.metrics import max_steps_for
 from tvr.trance.web import human
-from tvr.trance.web.bodies import AnswerBody, ResumeBody, StartBody
-from tvr.trance.web.catalog import Catalog
+from tvr.trance.web.bodies import AnswerBody
 from tvr.trance.web.common import (
     Cat,
     export_response,
@@ -24,91 +24,37 @@ from tvr.trance.web.common import (
 )
 from tvr.trance.web.human import AnswerError
 from tvr.trance.world import vocab
-from tvr.web.csrf import check_form_token
-from tvr.web.db import Answer, Tester
-from tvr.web.deps import Config, CurrentTester, Db, json_body, json_body_openapi
+from tvr.web.db import Answer
+from tvr.web.deps import (
+    Config,
+    CurrentTester,
+    Db,
+    json_body,
+    json_body_openapi,
+    required_tester,
+)
 from tvr.web.responses import ApiError, PageError, render
-from tvr.web.testers import COOKIE, clear_tester_cookie, resume_code, set_tester_cookie
+from tvr.web.signin import Landing, SignIn, code_context, sign_in_router
 
 router = APIRouter()
 
 
-# --- start, resume, leave --------------------------------------------------------------------------
-@router.get("/", response_class=HTMLResponse)
-def start_page(request: Request, tester: CurrentTester) -> HTMLResponse:
-    return render(request, "start.html", tester=tester, message=None, name="", **_code(request))
+# --- sign-in (the shared routes), welcome -----------------------------------------------------------
+def chosen_test(catalog: Cat, test: Annotated[str, Form()] = "") -> Landing:
+    """The test a start or resume form chose (`problem:split`): a new tester sees the resume
+    code first, then the test; AnswerError when the choice is not served."""
+
+    def landing() -> tuple[str, str]:
+        problem, _, split = test.partition(":")
+        if catalog.split(problem, split) is None:
+            raise AnswerError("choose a problem and a split from the list")
+        return f"/welcome/{problem}/{split}", f"/test/{problem}/{split}"
+
+    return landing
 
 
-def _code(request: Request) -> dict[str, str]:
-    """The resume code of the browser's tester for a page (from its cookie), if any."""
-    token = request.cookies.get(COOKIE)
-    return {"resume_code": resume_code(token)} if token else {}
-
-
-def _chosen(catalog: Catalog, test: str) -> tuple[str, str]:
-    problem, _, split = test.partition(":")
-    if catalog.split(problem, split) is None:
-        raise AnswerError("choose a problem and a split from the list")
-    return problem, split
-
-
-@router.post("/start", dependencies=[Depends(check_form_token)])
-def start(
-    request: Request,
-    catalog: Cat,
-    config: Config,
-    db: Db,
-    tester: CurrentTester,
-    name: Annotated[str, Form()] = "",
-    test: Annotated[str, Form()] = "",
-) -> Response:
-    try:
-        name = human.check_name(name, config.max_name)
-        problem, split = _chosen(catalog, test)
-        tester, token, new = human.start_tester(db, name, request.cookies.get(COOKIE))
-    except AnswerError as err:
-        return render(
-            request,
-            "start.html",
-            status=err.status,
-            tester=tester,
-            message=str(err),
-            name=name,
-            **_code(request),
-        )
-    # a new tester sees the resume code first, then the test
-    where = f"/welcome/{problem}/{split}" if new else f"/test/{problem}/{split}"
-    response = RedirectResponse(where, status_code=303)
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
-
-
-@router.post("/resume", dependencies=[Depends(check_form_token)])
-def resume(
-    request: Request,
-    catalog: Cat,
-    config: Config,
-    db: Db,
-    tester: CurrentTester,
-    code: Annotated[str, Form()] = "",
-    test: Annotated[str, Form()] = "",
-) -> Response:
-    try:
-        problem, split = _chosen(catalog, test)
-        _, token = human.resume_tester(db, code)
-    except AnswerError as err:
-        return render(
-            request,
-            "start.html",
-            status=err.status,
-            tester=tester,
-            message=str(err),
-            name="",
-            **_code(request),
-        )
-    response = RedirectResponse(f"/test/{problem}/{split}", status_code=303)
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
+SIGN_IN = SignIn(person="tester", refusal=AnswerError, landing=chosen_test)
+router.include_router(sign_in_router(SIGN_IN))
 
 
 @router.get("/welcome/{problem}/{split}", response_class=HTMLResponse)
@@ -119,55 +65,8 @@ def welcome(
         raise PageError(f"no test {problem}/{split} on this server", 404)
     if tester is None:
         return RedirectResponse("/", status_code=303)
-    return render(
-        request, "welcome.html", tester=tester, problem=problem, split=split, **_code(request)
-    )
-
-
-@router.get("/leave", response_class=HTMLResponse)
-def leave_page(request: Request, tester: CurrentTester) -> Response:
-    if tester is None:
-        return RedirectResponse("/", status_code=303)
-    return render(request, "leave.html", tester=tester, **_code(request))
-
-
-@router.post("/logout", dependencies=[Depends(check_form_token)])
-def logout() -> Response:
-    response = RedirectResponse("/", status_code=303)
-    clear_tester_cookie(response)
-    return response
-
-
-@router.post("/api/start", openapi_extra=json_body_openapi(StartBody))
-def api_start(
-    request: Request,
-    body: Annotated[StartBody, Depends(json_body(StartBody))],
-    config: Config,
-    db: Db,
-) -> Response:
-    try:
-        name = human.check_name(body.name, config.max_name)
-        tester, token, _ = human.start_tester(db, name, request.cookies.get(COOKIE))
-    except AnswerError as err:
-        raise ApiError(str(err), err.status) from None
-    response = JSONResponse(
-        {"tester": tester.name, "id": tester.id, "resume_code": resume_code(token)}
-    )
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
-
-
-@router.post("/api/resume", openapi_extra=json_body_openapi(ResumeBody))
-def api_resume(
-    body: Annotated[ResumeBody, Depends(json_body(ResumeBody))], config: Config, db: Db
-) -> Response:
-    try:
-        tester, token = human.resume_tester(db, body.code)
-    except AnswerError as err:
-        raise ApiError(str(err), err.status) from None
-    response = JSONResponse({"tester": tester.name, "id": tester.id})
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
+    ctx = code_context(request)
+    return render(request, "welcome.html", tester=tester, problem=problem, split=split, **ctx)
 
 
 # --- the test ------------------------------------------------------------------------------------
@@ -254,16 +153,13 @@ def api_next(
     )
 
 
-def answering_tester(tester: CurrentTester) -> Tester:
-    """The tester of an answer: 401 before the body is looked at when the browser has none."""
-    if tester is None:
-        raise ApiError("start a test first: no tester for this browser", 401)
-    return tester
+#: the tester of an answer: 401 before the body is looked at when the browser has none
+Answering = required_tester("start a test first: no tester for this browser")
 
 
 @router.post("/api/answer", openapi_extra=json_body_openapi(AnswerBody))
 def api_answer(
-    tester: Annotated[Tester, Depends(answering_tester)],
+    tester: Answering,
     body: Annotated[AnswerBody, Depends(json_body(AnswerBody))],
     catalog: Cat,
     db: Db,

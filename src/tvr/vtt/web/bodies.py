@@ -1,9 +1,9 @@
-"""The JSON bodies of the rating pages' API (pydantic): /api/start, /api/resume, /api/rating.
+"""The JSON body of the rating pages' API (pydantic): /api/rating (/api/start and /api/resume
+take the shared `tvr.web.bodies`).
 
 Scores are JSON integers 1-5 or null (`"4"`, `4.0` and `true` are refused, 422 naming the
-field); `undecided` is a JSON boolean; `client_seconds` a finite number >= 0 or null. The name,
-the resume code and the idempotency key are kept as sent and checked by `study`, each with its
-own message.
+field); `undecided` is a JSON boolean; `client_seconds` a finite number >= 0 or null. The
+idempotency key is kept as sent and checked by `study.submit`, with its own message.
 """
 
 from __future__ import annotations
@@ -13,22 +13,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 Score = Annotated[StrictInt, Field(ge=1, le=5)]
-
-
-class StartBody(BaseModel):
-    """POST /api/start: {"name": ...}."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    name: Any = None
-
-
-class ResumeBody(BaseModel):
-    """POST /api/resume: {"code": ...}, the resume code shown when the rater started."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    code: Any = None
 
 
 class RatingBody(BaseModel):

@@ -1,33 +1,30 @@
-"""The rating pages' routes: start, resume, leave, the rating page, state images, the JSON API."""
+"""The rating pages' routes: the shared sign-in (`tvr.web.signin`), welcome, the rating page,
+state images, the JSON API."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 
-from tvr.vtt.web.bodies import RatingBody, ResumeBody, StartBody
+from tvr.vtt.web.bodies import RatingBody
 from tvr.vtt.web.study import (
     CRITERIA,
     Next,
     RateError,
     Study,
-    check_name,
     decided_counts,
     next_unit,
-    resume_rater,
-    start_rater,
     still_needed,
     submit,
 )
-from tvr.web.csrf import check_form_token
 from tvr.web.db import Tester
-from tvr.web.deps import Config, CurrentTester, Db, json_body, json_body_openapi
+from tvr.web.deps import CurrentTester, Db, json_body, json_body_openapi, required_tester
 from tvr.web.responses import ApiError, PageError, render
-from tvr.web.testers import COOKIE, clear_tester_cookie, resume_code, set_tester_cookie
+from tvr.web.signin import Landing, SignIn, code_context, sign_in_router
 
 router = APIRouter()
 
@@ -39,122 +36,20 @@ def get_study(request: Request) -> Study:
 StudyDep = Annotated[Study, Depends(get_study)]
 
 
-def _code(request: Request) -> dict[str, str]:
-    """The resume code of the browser's rater (from its cookie), if any."""
-    token = request.cookies.get(COOKIE)
-    return {"resume_code": resume_code(token)} if token else {}
+def rating_landing() -> Landing:
+    """Where a signed-in rater goes: a new one to the welcome page, one coming back to rating."""
+    return lambda: ("/welcome", "/rate")
 
 
-def _start_page(
-    request: Request,
-    tester: Tester | None,
-    status: int = 200,
-    message: str | None = None,
-    name: str = "",
-) -> HTMLResponse:
-    return render(
-        request,
-        "start.html",
-        status=status,
-        tester=tester,
-        message=message,
-        name=name,
-        **_code(request),
-    )
-
-
-# --- start, resume, leave --------------------------------------------------------------------------
-@router.get("/", response_class=HTMLResponse)
-def start_page(request: Request, tester: CurrentTester) -> HTMLResponse:
-    return _start_page(request, tester)
-
-
-@router.post("/start", dependencies=[Depends(check_form_token)])
-def start(
-    request: Request,
-    config: Config,
-    db: Db,
-    tester: CurrentTester,
-    name: Annotated[str, Form()] = "",
-) -> Response:
-    try:
-        name = check_name(name, config.max_name)
-        tester, token, new = start_rater(db, name, request.cookies.get(COOKIE))
-    except RateError as err:
-        return _start_page(request, tester, err.status, str(err), name)
-    response = RedirectResponse("/welcome" if new else "/rate", status_code=303)
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
-
-
-@router.post("/resume", dependencies=[Depends(check_form_token)])
-def resume(
-    request: Request,
-    config: Config,
-    db: Db,
-    tester: CurrentTester,
-    code: Annotated[str, Form()] = "",
-) -> Response:
-    try:
-        _, token = resume_rater(db, code)
-    except RateError as err:
-        return _start_page(request, tester, err.status, str(err))
-    response = RedirectResponse("/rate", status_code=303)
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
+SIGN_IN = SignIn(person="rater", refusal=RateError, landing=rating_landing)
+router.include_router(sign_in_router(SIGN_IN))
 
 
 @router.get("/welcome", response_class=HTMLResponse)
 def welcome(request: Request, tester: CurrentTester) -> Response:
     if tester is None:
         return RedirectResponse("/", status_code=303)
-    return render(request, "welcome.html", tester=tester, **_code(request))
-
-
-@router.get("/leave", response_class=HTMLResponse)
-def leave_page(request: Request, tester: CurrentTester) -> Response:
-    if tester is None:
-        return RedirectResponse("/", status_code=303)
-    return render(request, "leave.html", tester=tester, **_code(request))
-
-
-@router.post("/logout", dependencies=[Depends(check_form_token)])
-def logout() -> Response:
-    response = RedirectResponse("/", status_code=303)
-    clear_tester_cookie(response)
-    return response
-
-
-@router.post("/api/start", openapi_extra=json_body_openapi(StartBody))
-def api_start(
-    request: Request,
-    body: Annotated[StartBody, Depends(json_body(StartBody))],
-    config: Config,
-    db: Db,
-) -> Response:
-    try:
-        name = check_name(body.name, config.max_name)
-        tester, token, _ = start_rater(db, name, request.cookies.get(COOKIE))
-    except RateError as err:
-        raise ApiError(str(err), err.status) from None
-    response = JSONResponse(
-        {"rater": tester.name, "id": tester.id, "resume_code": resume_code(token)}
-    )
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
-
-
-@router.post("/api/resume", openapi_extra=json_body_openapi(ResumeBody))
-def api_resume(
-    body: Annotated[ResumeBody, Depends(json_body(ResumeBody))], config: Config, db: Db
-) -> Response:
-    try:
-        tester, token = resume_rater(db, body.code)
-    except RateError as err:
-        raise ApiError(str(err), err.status) from None
-    response = JSONResponse({"rater": tester.name, "id": tester.id})
-    set_tester_cookie(response, token, config.secure_cookies)
-    return response
+    return render(request, "welcome.html", tester=tester, **code_context(request))
 
 
 # --- rating ----------------------------------------------------------------------------------------
@@ -203,17 +98,12 @@ def rate_page(request: Request, study: StudyDep, db: Db, tester: CurrentTester) 
     )
 
 
-def rating_tester(tester: CurrentTester) -> Tester:
-    """The rater of an API call: 401 before the body is looked at when the browser has none."""
-    if tester is None:
-        raise ApiError("start first (POST /api/start): no rater for this browser", 401)
-    return tester
+#: the rater of an API call: 401 before the body is looked at when the browser has none
+Rater = required_tester("start first (POST /api/start): no rater for this browser")
 
 
 @router.get("/api/next")
-def api_next(
-    study: StudyDep, db: Db, tester: Annotated[Tester, Depends(rating_tester)]
-) -> Response:
+def api_next(study: StudyDep, db: Db, tester: Rater) -> Response:
     try:
         nxt = next_unit(db, study, tester)
     except RateError as err:
@@ -227,7 +117,7 @@ def api_next(
 
 @router.post("/api/rating", openapi_extra=json_body_openapi(RatingBody))
 def api_rating(
-    tester: Annotated[Tester, Depends(rating_tester)],
+    tester: Rater,
     body: Annotated[RatingBody, Depends(json_body(RatingBody))],
     study: StudyDep,
     db: Db,

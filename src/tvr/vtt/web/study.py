@@ -16,8 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tvr.core.errors import UserError
@@ -34,20 +31,15 @@ from tvr.vtt.data.records import VttRecord, check_states, read_records
 from tvr.vtt.layout import records_file, states_folder
 from tvr.vtt.subset import choose_subset
 from tvr.vtt.web.models import VttRating, VttServing
-from tvr.web.db import Tester, commit, utcnow
-from tvr.web.testers import find_by_code, sign_in
+from tvr.web.db import IDEMPOTENCY_KEY, Tester, insert, stored_by_key, utcnow
+from tvr.web.errors import Refusal
 
-KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 CRITERIA = ("fluency", "relevance", "logical_soundness")
 MIN_RATERS = 2
 
 
-class RateError(ValueError):
+class RateError(Refusal):
     """A bad request of a rater: the message is shown; nothing is stored."""
-
-    def __init__(self, message: str, status: int = 422):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -163,48 +155,6 @@ class Study:
         return order
 
 
-# --- raters ----------------------------------------------------------------------------------------
-def check_name(name: Any, max_len: int) -> str:
-    """A rater's name: 1..max_len printable characters after NFKC and trimming spaces."""
-    if not isinstance(name, str):
-        raise RateError("enter your name")
-    name = " ".join(unicodedata.normalize("NFKC", name).split())
-    if not name:
-        raise RateError("enter your name")
-    if len(name) > max_len:
-        raise RateError(f"the name is too long ({len(name)} characters, at most {max_len})")
-    if not name.isprintable():
-        raise RateError("the name has characters that cannot be shown")
-    return name
-
-
-def _taken(name: str) -> RateError:
-    return RateError(
-        f"the name {name!r} is already taken; if it is yours, continue with the resume code "
-        "you were given when you started, or choose another name",
-        409,
-    )
-
-
-def start_rater(db: Session, name: str, token: str | None) -> tuple[Tester, str, bool]:
-    """(rater, token, new): the browser's own rater again when its token is the one of the
-    rater with this name, else a new rater; a name held by another browser is refused (409)."""
-    signed = sign_in(db, name, token)
-    if signed is None:
-        raise _taken(name)
-    return signed
-
-
-def resume_rater(db: Session, code: Any) -> tuple[Tester, str]:
-    """(rater, token) of a typed resume code; RateError when it is no rater's."""
-    if not isinstance(code, str) or not code.strip() or len(code) > 200:
-        raise RateError("enter the resume code you were given when you started")
-    found = find_by_code(db, code)
-    if found is None:
-        raise RateError("no rater has this resume code; check it and type it again", 404)
-    return found
-
-
 # --- assignment ------------------------------------------------------------------------------------
 @dataclass
 class Next:
@@ -280,14 +230,10 @@ def next_unit(db: Session, study: Study, tester: Tester, _retry: bool = True) ->
         return None
     key = min(wanted, key=lambda k: decided[k] + claims[k])  # the first in the rater's order
     serving = VttServing(tester_id=tester.id, sample_id=key[0], model=key[1])
-    db.add(serving)
-    try:
-        commit(db)
-    except IntegrityError:  # the same rater asked twice at once: take the other request's unit
-        db.rollback()
+    if not insert(db, serving):  # the same rater asked twice at once: take the other's unit
         if _retry:
             return next_unit(db, study, tester, _retry=False)
-        raise RateError("could not choose a sample; reload the page", 409) from None
+        raise RateError("could not choose a sample; reload the page", 409)
     return Next(serving, study.units[key], len(rated), still_needed(study, decided))
 
 
@@ -304,11 +250,9 @@ def submit(
 ) -> tuple[VttRating, bool]:
     """Store a rating of a unit served to this rater: (rating, stored now). A retried key
     returns the rating stored before (stored now: False)."""
-    if not isinstance(key, str) or not KEY_RE.match(key):
+    if not isinstance(key, str) or not IDEMPOTENCY_KEY.match(key):
         raise RateError("key must be 8-64 letters, digits, - or _ (one per rating)")
-    before = db.scalar(
-        select(VttRating).where(VttRating.tester_id == tester.id, VttRating.idempotency_key == key)
-    )
+    before = stored_by_key(db, VttRating, tester.id, key)
     if before is not None:
         return before, False
     serving = db.get(VttServing, serving_id)
@@ -344,17 +288,9 @@ def submit(
         client_seconds=client_seconds,
         **{name: scores.get(name) for name in CRITERIA},
     )
-    db.add(row)
-    try:
-        commit(db)
-    except IntegrityError:  # a doubled request: the other one stored it
-        db.rollback()
-        again = db.scalar(
-            select(VttRating).where(
-                VttRating.tester_id == tester.id, VttRating.idempotency_key == key
-            )
-        )
+    if not insert(db, row):  # a doubled request: the other one stored it
+        again = stored_by_key(db, VttRating, tester.id, key)
         if again is not None:
             return again, False
-        raise RateError("you have rated this sample already", 409) from None
+        raise RateError("you have rated this sample already", 409)
     return row, True
