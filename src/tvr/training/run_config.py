@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -12,20 +13,55 @@ from tvr.core.jsonl import write_json
 
 C = TypeVar("C", bound="RunConfig")
 
+#: the run options every run config has that a resumed run may change: how long it trains, on
+#: what hardware, where its folder is and how it logs (a subclass adds its own to these)
+RESUMABLE_RUN_FIELDS: frozenset[str] = frozenset({
+    "epochs", "max_minutes", "num_workers", "accelerator", "devices", "precision", "output_dir",
+    "run_name", "resume", "log_every_n_steps",
+})  # fmt: skip
 
+
+@dataclass
 class RunConfig:
     """Base of a benchmark's training config (a `@dataclass` subclass).
 
-    A subclass lists `RESUMABLE_FIELDS` (fields a resumed run may change: epochs, devices, where
-    it logs) and `PATH_FIELDS` (compared as normalized paths); any other difference makes another
-    run. It must have `output_dir` and `run_name` fields (see `run_dir`).
+    It holds the run options every run has (what `tvr.training.runs.RunOptions.from_config`
+    reads); a subclass adds its own fields after them and gives a run option another default by
+    declaring it again (it keeps its place). A subclass lists `RESUMABLE_FIELDS` (fields a resumed
+    run may change: `RESUMABLE_RUN_FIELDS` and its own) and `PATH_FIELDS` (compared as normalized
+    paths); any other difference makes another run.
+
+    Args:
+        epochs: maximum number of epochs.
+        max_minutes: stop fitting after this much wall time (None: no limit).
+        seed: seeds torch, numpy and Python (and the loaders' workers).
+        num_workers: data loader workers.
+        accelerator, devices: Lightning's ("auto", "cpu", "gpu"; a count or "auto").
+        precision: a Lightning precision, or "auto" (mixed on GPUs, 32 on the CPU).
+        output_dir, run_name: the run folder is OUTPUT_DIR/RUN_NAME (see `run_dir`).
+        resume: resume from checkpoints/last.ckpt when the run folder has one.
+        log_every_n_steps: Lightning's logging interval, in training steps.
     """
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset()
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ()
 
-    output_dir: str
-    run_name: str | None
+    epochs: int = 50
+    max_minutes: float | None = None
+    seed: int = 0
+    num_workers: int = 0
+    accelerator: str = "auto"
+    devices: int | str = "auto"
+    precision: str = "auto"
+    output_dir: str = "runs"
+    run_name: str | None = None
+    resume: bool = True
+    log_every_n_steps: int = 50
+
+    def validate(self: C) -> C:
+        """The config, once its values are checked (a subclass raises UserError naming the
+        first bad value; the run options have nothing to check)."""
+        return self
 
     @property
     def run_dir(self) -> Path:
@@ -36,12 +72,12 @@ class RunConfig:
         return "run"
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls: type[C], d: dict[str, Any]) -> C:
         """The config of `d`; ValueError naming unknown keys (and the dataclass's own checks)."""
-        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"unknown config keys: {unknown}")

@@ -5,7 +5,9 @@ Every benchmark's `train` goes through `fit_run`. A run folder holds `config.jso
 monitored validation metric) and `checkpoints/last.ckpt` (end of the last finished epoch). Calling
 `fit_run` again on a folder with a `last.ckpt` resumes from it, so a killed run goes on where its
 last finished epoch left it. A folder belongs to one run: `check_run_dir` refuses a config that
-differs from the saved one outside its resumable fields, before anything is written.
+differs from the saved one outside its resumable fields, before anything is written. For a
+`RunConfig`, `open_run` checks the config and its folder, `fit_config` fits it, and
+`load_run_module` loads a run's checkpoint back.
 """
 
 from __future__ import annotations
@@ -17,16 +19,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import lightning as L
 import torch
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 
+from tvr.core.errors import UserError
 from tvr.training.progress import EpochLine
+from tvr.training.run_config import RunConfig
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=L.LightningModule)
 
 
 def resolve_precision(precision: str, accelerator: str) -> str:
@@ -101,6 +107,17 @@ def check_run_dir(run_dir: Path, config: Any, load: Callable[[Path], Any]) -> No
             f"{run_dir} holds another run (its config.json differs in {'; '.join(differ)}): "
             "give another --run-name (or remove that folder to start it over)"
         )
+
+
+def open_run(config: RunConfig) -> Path:
+    """The run folder of `config`, once `config.validate()` passes and `check_run_dir` (with the
+    config's own loader) finds no other run there; either failure is a UserError."""
+    config.validate()
+    try:
+        check_run_dir(config.run_dir, config, type(config).load)
+    except ValueError as err:
+        raise UserError(str(err)) from None
+    return config.run_dir
 
 
 @dataclass(frozen=True)
@@ -253,3 +270,47 @@ def fit_run(
         trainer.save_checkpoint(str(last))
     best = Path(best_checkpoint.best_model_path) if best_checkpoint.best_model_path else last
     return FitResult(best=best, last=last, trainer=trainer)
+
+
+def fit_config(
+    config: RunConfig,
+    make_module: Callable[[], L.LightningModule],
+    datamodule: L.LightningDataModule,
+    callbacks: Sequence[Callback] = (),
+    progress_bar: bool = False,
+    epoch_lines: bool = True,
+    batch_size: Callable[[Any], int] | None = None,
+    **choices: Any,
+) -> FitResult:
+    """`fit_run` of a run config: the options `RunOptions.from_config(config, **choices)` gives
+    (`choices`: the benchmark's monitor, mode, monitor_label, gradient_clip_val, benchmark), the
+    config saved as the run's config.json."""
+    options = RunOptions.from_config(config, **choices)
+    return fit_run(
+        make_module, datamodule, options, config.save, callbacks, progress_bar, epoch_lines,
+        batch_size,
+    )  # fmt: skip
+
+
+def run_checkpoint(checkpoint: str | Path, what: str) -> Path:
+    """The checkpoint file `checkpoint` names: a .ckpt file, or a run folder (its best.ckpt);
+    UserError `no {what} checkpoint` when there is none."""
+    path = Path(checkpoint)
+    if path.is_dir():
+        path = path / "checkpoints" / "best.ckpt"
+    if not path.is_file():
+        raise UserError(f"{checkpoint}: no {what} checkpoint (a run folder or a .ckpt file)")
+    return path
+
+
+def load_run_module(
+    module_class: type[M], checkpoint: str | Path, what: str, map_location: str = "cpu"
+) -> M:
+    """The `module_class` of `run_checkpoint(checkpoint, what)`, in eval mode; UserError when
+    that file is not such a checkpoint."""
+    path = run_checkpoint(checkpoint, what)
+    try:
+        module = module_class.load_from_checkpoint(str(path), map_location=map_location)
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise UserError(f"{path}: not a {what} checkpoint ({err})") from None
+    return module.eval()

@@ -27,14 +27,6 @@ from tvr.clevrer.models.baselines.module import qa_loss  # noqa: E402
 from tvr.cli import main  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def test_items_are_questions_and_options_with_their_targets(symbolic_set):
     video = read_questions(symbolic_set / "questions" / "train.json")[0]
     items = video_items(video)

@@ -33,14 +33,6 @@ from tvr.clevrer.programs.dynamics import facts_from_dynamics, read_dynamics  # 
 from tvr.core.errors import UserError  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _facts(root, index):
     return read_dynamics(root / "dynamics" / f"sim_{index:05d}.json")
 

@@ -31,14 +31,6 @@ from tvr.clevrer.models.parser.tokens import END_ID, START_ID, Vocab, tokenize  
 from tvr.cli import main  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _samples(root, split="train"):
     return parser_samples(read_questions(root / "questions" / f"{split}.json"), with_programs=True)
 

@@ -37,14 +37,6 @@ from tvr.clevrer.world.camera import project  # noqa: E402
 from tvr.core.errors import UserError  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _two_boxes(h: int = 64, w: int = 96) -> torch.Tensor:
     """Id maps (2, h, w): two objects in the first image (touching), one in the second."""
     ids = torch.full((2, h, w), -1, dtype=torch.int64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tvr.training.run_config import RunConfig
+from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 from tvr.tranco.models.registry import parse_model_name
 from tvr.tranco.models.trancenet import MAX_STEPS
 from tvr.tranco.train.images import RESIZE_MODES
@@ -19,24 +19,13 @@ STRATEGIES = ("frozen", "scratch", "finetune")
 class TrancoTrainConfig(RunConfig):
     """Everything a TrancoNet run depends on. Defaults are the paper's (section 8, appendix B.2)
     where it gives them: AdamW warmed up to 2e-4 over 2,000 steps, tau 1, K = 20 training
-    candidates, 3 frames per clip, at most 7 steps; the CLIP weights fixed ("frozen")."""
+    candidates, 3 frames per clip, at most 7 steps; the CLIP weights fixed ("frozen"). The other
+    run options (seed, devices, output_dir, ...) and their defaults are `RunConfig`'s."""
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "epochs",
-            "max_minutes",
-            "num_workers",
-            "accelerator",
-            "devices",
-            "precision",
-            "output_dir",
-            "run_name",
-            "resume",
-            "log_every_n_steps",
-            "feature_cache",
-            "feature_batch_size",
-        }
-    )
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS | {
+        "feature_cache",
+        "feature_batch_size",
+    }
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "clip_weights", "feature_cache")
 
     data: str = ""  # the dataset folder (tvr's TRANCO layout)
@@ -49,7 +38,6 @@ class TrancoTrainConfig(RunConfig):
     encoder_seed: int = 0  # the random initialisation of an encoder without weights
     resize: str = "crop"  # how images reach the square input: crop (CLIP's) or squash
     epochs: int = 50
-    max_minutes: float | None = None
     batch_size: int = 32
     lr: float = 2e-4
     warmup_steps: int = 2000  # linear warm-up from 0 to lr over this many steps, then constant
@@ -61,18 +49,9 @@ class TrancoTrainConfig(RunConfig):
     dropout: float = 0.1
     max_steps: int = MAX_STEPS
     min_steps: int = 1  # the stop candidate may not be picked before this many clips
-    seed: int = 0
-    num_workers: int = 0
-    accelerator: str = "auto"
-    devices: int | str = "auto"
-    precision: str = "auto"
     # where a frozen encoder's features are cached (None: DATASET/features)
     feature_cache: str | None = None
     feature_batch_size: int = 64
-    output_dir: str = "runs"
-    run_name: str | None = None  # default: {model}-{strategy}
-    resume: bool = True
-    log_every_n_steps: int = 50
 
     def __post_init__(self) -> None:
         if not self.data:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from tvr.training.run_config import RunConfig
+from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 from tvr.vtt.models.config import ModelConfig
 from tvr.vtt.models.decoding import STRATEGIES
 
@@ -22,13 +22,12 @@ _MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelConfig))
 @dataclass
 class VttTrainConfig(RunConfig):
     """A training run of a VTT model on a folder in the release's layout (meta/vtt.jsonl,
-    states/). The model's fields are those of `tvr.vtt.models.config.ModelConfig`."""
+    states/). The model's fields are those of `tvr.vtt.models.config.ModelConfig`; the other run
+    options (seed, devices, output_dir, ...) are `RunConfig`'s."""
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset({
-        "epochs", "max_minutes", "num_workers", "accelerator", "devices", "precision",
-        "output_dir", "run_name", "resume", "feature_cache", "predict_split", "decode",
-        "beam_size", "log_every_n_steps", "encode_batch_size",
-    })  # fmt: skip
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS | {
+        "feature_cache", "predict_split", "decode", "beam_size", "encode_batch_size",
+    }  # fmt: skip
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "encoder_weights", "feature_cache")
 
     data: str = "."
@@ -57,23 +56,14 @@ class VttTrainConfig(RunConfig):
     cascade: bool = True
     # the optimisation
     epochs: int = 50
-    max_minutes: float | None = None
     batch_size: int = 32
     lr: float = 1e-4
     warmup_steps: int = 2000
     weight_decay: float = 1e-3
-    seed: int = 0
-    # where and how it runs
-    num_workers: int = 0
-    accelerator: str = "auto"
+    # where and how it runs (one device by default; the other run options are RunConfig's)
     devices: int | str = 1
-    precision: str = "auto"
-    output_dir: str = "runs"
-    run_name: str | None = None
-    resume: bool = True
     feature_cache: str | None = None  # default: {output_dir}/features
     encode_batch_size: int = 32
-    log_every_n_steps: int = 50
     # the predictions written when training ends (of the best checkpoint)
     predict_split: str = "test"
     decode: str = "greedy"

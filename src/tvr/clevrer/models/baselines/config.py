@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from tvr.core.errors import UserError
-from tvr.training.run_config import RunConfig
+from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 
 MODELS: tuple[str, ...] = ("lstm", "cnn-lstm")
 CNNS: tuple[str, ...] = ("resnet18", "small")
@@ -32,24 +32,13 @@ class BaselineConfig(RunConfig):
         frame_cache: where the sampled frames are cached (default: OUTPUT_DIR/frame-cache).
         batch_videos: videos per batch (each with all its questions and options).
         epochs, lr, weight_decay: Adam.
+        The run options (epochs, devices, output_dir, ...) are `RunConfig`'s.
     """
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "epochs",
-            "max_minutes",
-            "num_workers",
-            "accelerator",
-            "devices",
-            "precision",
-            "output_dir",
-            "run_name",
-            "resume",
-            "log_every_n_steps",
-            "frame_cache",
-            "cache_workers",
-        }
-    )
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS | {
+        "frame_cache",
+        "cache_workers",
+    }
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "frame_cache")
 
     model: str = "lstm"
@@ -64,22 +53,15 @@ class BaselineConfig(RunConfig):
     embed_dim: int = 300
     hidden: int = 256
     dropout: float = 0.1
-    epochs: int = 30
     batch_videos: int = 8
     lr: float = 1e-3
     weight_decay: float = 0.0
-    seed: int = 0
-    max_minutes: float | None = None
-    accelerator: str = "auto"
-    devices: int | str = 1
-    precision: str = "auto"
-    num_workers: int = 0
-    log_every_n_steps: int = 50
     frame_cache: str | None = None
     cache_workers: int = 1
+    # run options with this model's defaults
+    epochs: int = 30
+    devices: int | str = 1
     output_dir: str = "runs/clevrer"
-    run_name: str | None = None
-    resume: bool = True
 
     @property
     def uses_video(self) -> bool:

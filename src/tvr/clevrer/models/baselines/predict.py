@@ -17,7 +17,7 @@ from tvr.clevrer.data.questions import VideoQuestions
 from tvr.clevrer.data.submission import SubmittedQuestion, SubmittedVideo
 from tvr.clevrer.models.baselines.data import ANSWERS, VideoQA, collate
 from tvr.clevrer.models.baselines.module import BaselineModule, frames_for
-from tvr.core.errors import UserError
+from tvr.training.runs import load_run_module
 
 
 @dataclass
@@ -29,16 +29,7 @@ class Baseline:
 
     @classmethod
     def load(cls, checkpoint: str | Path, device: str = "cpu") -> Baseline:
-        path = Path(checkpoint)
-        if path.is_dir():
-            path = path / "checkpoints" / "best.ckpt"
-        if not path.is_file():
-            raise UserError(f"{checkpoint}: no baseline checkpoint (a run folder or a .ckpt file)")
-        try:
-            module = BaselineModule.load_from_checkpoint(str(path), map_location=device)
-        except (KeyError, TypeError, RuntimeError) as err:
-            raise UserError(f"{path}: not a baseline checkpoint ({err})") from None
-        module.eval()
+        module = load_run_module(BaselineModule, checkpoint, "baseline", device)
         return cls(module, torch.device(device))
 
     @torch.no_grad()

@@ -20,8 +20,7 @@ from tvr.clevrer.models.baselines.config import BaselineConfig
 from tvr.clevrer.models.baselines.module import BaselineData, BaselineModule
 from tvr.clevrer.models.baselines.predict import Baseline
 from tvr.clevrer.results import evaluate_into
-from tvr.core.errors import UserError
-from tvr.training.runs import RunOptions, check_run_dir, fit_run
+from tvr.training.runs import fit_config, open_run
 
 
 def train_baseline(
@@ -31,12 +30,7 @@ def train_baseline(
     epoch_lines: bool = True,
 ) -> Path:
     """Train the baseline as configured (resuming its run folder); returns the run folder."""
-    config.validate()
-    run_dir = config.run_dir
-    try:
-        check_run_dir(run_dir, config, BaselineConfig.load)
-    except ValueError as err:
-        raise UserError(str(err)) from None
+    run_dir = open_run(config)
     data = BaselineData(config)
     data.setup()
     assert data.words is not None and data.train_set is not None and data.val_set is not None
@@ -44,26 +38,15 @@ def train_baseline(
         f"{config.model}: {len(data.train_set)} training videos, {len(data.val_set)} validation "
         f"videos, {len(data.words)} words"
     )
-    options = RunOptions.from_config(
-        config,
-        monitor="val/acc",
-        mode="max",
-    )
     words = data.words.to_json()
 
     def make_module() -> BaselineModule:
         return BaselineModule(config.to_dict(), words)
 
-    result = fit_run(
-        make_module,
-        data,
-        options,
-        config.save,
-        callbacks,
-        progress_bar,
-        epoch_lines,
-        batch_size=lambda b: int(b["video"].shape[0]),
-    )
+    result = fit_config(
+        config, make_module, data, callbacks, progress_bar, epoch_lines,
+        batch_size=lambda b: int(b["video"].shape[0]), monitor="val/acc", mode="max",
+    )  # fmt: skip
     if result.trainer.is_global_zero:
         write_answers(result.best, config.data, config.val_split, run_dir, progress=False)
     return run_dir

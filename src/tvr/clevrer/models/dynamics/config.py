@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from tvr.core.errors import UserError
-from tvr.training.run_config import RunConfig
+from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 
 
 @dataclass
@@ -30,12 +30,10 @@ class DynamicsConfig(RunConfig):
         epochs, max_minutes, batch_size, lr: Adam, lr times `lr_decay` every `lr_decay_epochs`
             epochs (the paper: 1e-4, 0.3 every 3 epochs, 9 epochs of batch 2 videos).
         threads: torch CPU threads (None: torch's default).
+        The other run options (seed, devices, output_dir, ...) are `RunConfig`'s.
     """
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"epochs", "max_minutes", "num_workers", "threads", "accelerator", "devices",
-         "precision", "output_dir", "run_name", "resume", "log_every_n_steps"}
-    )  # fmt: skip
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS | {"threads"}
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data_root",)
 
     data_root: str = ""
@@ -50,22 +48,15 @@ class DynamicsConfig(RunConfig):
     steps: int = 2
     collision_weight: float = 1.0
     collision_pos_weight: float = 5.0
-    epochs: int = 12
-    max_minutes: float | None = None
     batch_size: int = 64
     lr: float = 1e-3
     lr_decay: float = 0.3
     lr_decay_epochs: int = 4
-    seed: int = 0
-    num_workers: int = 0
     threads: int | None = None
-    accelerator: str = "auto"
-    devices: int | str = "auto"
+    # run options with this model's defaults
+    epochs: int = 12
     precision: str = "32-true"
     output_dir: str = "runs/clevrer"
-    run_name: str | None = None
-    resume: bool = True
-    log_every_n_steps: int = 50
 
     def default_run_name(self) -> str:
         return "dynamics-propnet"

@@ -31,9 +31,8 @@ from tvr.clevrer.models.dynamics.rollout import (
     prediction_layout,
 )
 from tvr.clevrer.programs.facts import SceneFacts
-from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
-from tvr.training.runs import RunOptions, check_run_dir, fit_run
+from tvr.training.runs import fit_config, load_run_module, open_run
 
 EVAL_FILE = "dynamics_eval.json"
 
@@ -53,13 +52,8 @@ class DynamicsPredictor:
 
 def load_dynamics(checkpoint: str | Path, map_location: str = "cpu") -> DynamicsPredictor:
     """The predictor of a checkpoint (a run folder: its best.ckpt), in eval mode."""
-    path = Path(checkpoint)
-    if path.is_dir():
-        path = path / "checkpoints" / "best.ckpt"
-    if not path.is_file():
-        raise UserError(f"{path}: no such checkpoint")
-    module = DynamicsModule.load_from_checkpoint(str(path), map_location=map_location)
-    return DynamicsPredictor(module.model.eval(), module.config.stride)
+    module = load_run_module(DynamicsModule, checkpoint, "dynamics", map_location)
+    return DynamicsPredictor(module.model, module.config.stride)
 
 
 def predict_dynamics(
@@ -125,27 +119,17 @@ def train_dynamics(
     epoch_lines: bool = True,
 ) -> Path:
     """Train (or resume) the dynamics predictor of `config`; returns its run folder."""
-    config.validate()
-    try:
-        check_run_dir(config.run_dir, config, DynamicsConfig.load)
-    except ValueError as err:
-        raise UserError(str(err)) from None
+    run_dir = open_run(config)
     if config.threads:
         torch.set_num_threads(config.threads)
     data = WindowData(config)
     data.setup()
-    options = RunOptions.from_config(
-        config,
-        monitor="val/loss",
-        mode="min",
-        monitor_label="val loss",
-        gradient_clip_val=1.0,
-    )
-    result = fit_run(
-        lambda: DynamicsModule(config.to_dict()), data, options, config.save, callbacks,
-        progress_bar, epoch_lines, batch_size=lambda batch: int(batch["active"].shape[0]),
+    result = fit_config(
+        config, lambda: DynamicsModule(config.to_dict()), data, callbacks, progress_bar,
+        epoch_lines, batch_size=lambda batch: int(batch["active"].shape[0]),
+        monitor="val/loss", mode="min", monitor_label="val loss", gradient_clip_val=1.0,
     )  # fmt: skip
     if result.trainer.is_global_zero:
         scores = evaluate_dynamics(load_dynamics(result.best), data.val_facts)
-        write_json(config.run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
-    return config.run_dir
+        write_json(run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
+    return run_dir

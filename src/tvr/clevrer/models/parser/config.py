@@ -24,22 +24,9 @@ class ParserConfig(RunConfig):
         max_length: most program tokens a parse may have.
         epochs, batch_size, lr: Adam with the paper's batch 64 and lr 7e-4 (its 30,000
             iterations are about 320 epochs of the 6,000 texts of 1,000 programs).
+        The run options (epochs, devices, output_dir, ...) are `RunConfig`'s.
     """
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "epochs",
-            "max_minutes",
-            "num_workers",
-            "accelerator",
-            "devices",
-            "precision",
-            "output_dir",
-            "run_name",
-            "resume",
-            "log_every_n_steps",
-        }
-    )
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data",)
 
     data: str = ""
@@ -52,19 +39,13 @@ class ParserConfig(RunConfig):
     layers: int = 2
     dropout: float = 0.0
     max_length: int = 64
-    epochs: int = 100
     batch_size: int = 64
     lr: float = 7e-4
-    seed: int = 0
-    max_minutes: float | None = None
-    accelerator: str = "auto"
+    # run options with this model's defaults
+    epochs: int = 100
     devices: int | str = 1
     precision: str = "32-true"
-    num_workers: int = 0
-    log_every_n_steps: int = 50
     output_dir: str = "runs/clevrer"
-    run_name: str | None = None
-    resume: bool = True
 
     def default_run_name(self) -> str:
         return f"parser-{self.programs if self.programs is not None else 'all'}"

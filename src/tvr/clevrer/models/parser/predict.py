@@ -19,7 +19,7 @@ import torch
 from tvr.clevrer.data.questions import VideoQuestions
 from tvr.clevrer.models.parser.data import ROLES, ParserSample, parser_samples
 from tvr.clevrer.models.parser.module import ParserModule, pad
-from tvr.core.errors import UserError
+from tvr.training.runs import load_run_module
 
 Key = tuple[int, int, int | None]
 
@@ -33,16 +33,7 @@ class Parser:
 
     @classmethod
     def load(cls, checkpoint: str | Path, device: str = "cpu") -> Parser:
-        path = Path(checkpoint)
-        if path.is_dir():  # a run folder: its best checkpoint
-            path = path / "checkpoints" / "best.ckpt"
-        if not path.is_file():
-            raise UserError(f"{checkpoint}: no parser checkpoint (a run folder or a .ckpt file)")
-        try:
-            module = ParserModule.load_from_checkpoint(str(path), map_location=device)
-        except (KeyError, TypeError, RuntimeError) as err:
-            raise UserError(f"{path}: not a parser checkpoint ({err})") from None
-        module.eval()
+        module = load_run_module(ParserModule, checkpoint, "parser", device)
         return cls(module, torch.device(device))
 
     def parse(

@@ -20,9 +20,8 @@ from tvr.clevrer.models.parser.config import ParserConfig
 from tvr.clevrer.models.parser.data import role_counts
 from tvr.clevrer.models.parser.module import ParserData, ParserModule
 from tvr.clevrer.models.parser.predict import Parser, exact_match, parse_questions
-from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
-from tvr.training.runs import RunOptions, check_run_dir, fit_run
+from tvr.training.runs import fit_config, open_run
 
 
 def train_parser(
@@ -32,12 +31,7 @@ def train_parser(
     epoch_lines: bool = True,
 ) -> Path:
     """Train the parser as configured (resuming its run folder); returns the run folder."""
-    config.validate()
-    run_dir = config.run_dir
-    try:
-        check_run_dir(run_dir, config, ParserConfig.load)
-    except ValueError as err:
-        raise UserError(str(err)) from None
+    run_dir = open_run(config)
     data = ParserData(config)
     data.setup()
     assert data.words is not None and data.tokens is not None
@@ -47,27 +41,16 @@ def train_parser(
         f"multiple-choice questions, {counts['choice']} choices; {len(data.val_samples)} held-out "
         f"texts; {len(data.words)} words, {len(data.tokens)} program tokens"
     )
-    options = RunOptions.from_config(
-        config,
-        monitor="val/acc",
-        mode="max",
-        monitor_label="val exact match",
-    )
     words, tokens = data.words.to_json(), data.tokens.to_json()
 
     def make_module() -> ParserModule:
         return ParserModule(config.to_dict(), words, tokens)
 
-    result = fit_run(
-        make_module,
-        data,
-        options,
-        config.save,
-        callbacks,
-        progress_bar,
-        epoch_lines,
-        batch_size=lambda b: b["words"].shape[0],
-    )
+    result = fit_config(
+        config, make_module, data, callbacks, progress_bar, epoch_lines,
+        batch_size=lambda b: b["words"].shape[0], monitor="val/acc", mode="max",
+        monitor_label="val exact match",
+    )  # fmt: skip
     if result.trainer.is_global_zero:
         write_parses(result.best, config.data, config.val_split, run_dir)
     return run_dir

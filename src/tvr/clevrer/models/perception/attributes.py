@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torchvision.ops import roi_align
 
+from tvr.clevrer.models.perception.unet import conv_block
 from tvr.clevrer.vocab import COLORS, MATERIALS, SHAPES
 
 #: the three heads, in order: (name, values)
@@ -73,17 +74,6 @@ def crop_objects(
     )
 
 
-def _block(c_in: int, c_out: int) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-    )
-
-
 class AttributeNet(nn.Module):
     """Crops (K, 4, s, s) -> logits of each head: {"color": (K, 8), "material": (K, 2), "shape":
     (K, 3)}.
@@ -95,11 +85,11 @@ class AttributeNet(nn.Module):
     def __init__(self, width: int = 32) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            _block(4, width),
+            conv_block(4, width),
             nn.MaxPool2d(2),
-            _block(width, 2 * width),
+            conv_block(width, 2 * width),
             nn.MaxPool2d(2),
-            _block(2 * width, 4 * width),
+            conv_block(2 * width, 4 * width),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
         )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tvr.core.errors import UserError
-from tvr.training.run_config import RunConfig
+from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 
 #: the detectors `--detector` selects (`detectors.DETECTORS` builds them)
 DETECTOR_NAMES: tuple[str, ...] = ("unet", "maskrcnn-r18", "maskrcnn-r50")
@@ -41,12 +41,13 @@ class DetectorConfig(RunConfig):
         attribute_weight: weight of the attribute loss beside the detector's losses.
         flip: flip training frames left-right at random.
         threads: torch CPU threads (None: torch's default).
+        The other run options (seed, devices, output_dir, ...) are `RunConfig`'s.
     """
 
-    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"epochs", "max_minutes", "num_workers", "threads", "accelerator", "devices",
-         "precision", "output_dir", "run_name", "resume", "log_every_n_steps", "score_threshold"}
-    )  # fmt: skip
+    RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS | {
+        "threads",
+        "score_threshold",
+    }
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data_root",)
 
     data_root: str = ""
@@ -59,23 +60,15 @@ class DetectorConfig(RunConfig):
     crop_size: int = 32
     width: int = 16
     score_threshold: float | None = None
-    epochs: int = 20
-    max_minutes: float | None = None
     batch_size: int = 8
     lr: float = 1e-3
     weight_decay: float = 1e-4
     attribute_weight: float = 1.0
     flip: bool = True
-    seed: int = 0
-    num_workers: int = 0
     threads: int | None = None
-    accelerator: str = "auto"
-    devices: int | str = "auto"
-    precision: str = "auto"
+    # run options with this model's defaults
+    epochs: int = 20
     output_dir: str = "runs/clevrer"
-    run_name: str | None = None
-    resume: bool = True
-    log_every_n_steps: int = 50
 
     def __post_init__(self) -> None:
         if self.image_size is not None:

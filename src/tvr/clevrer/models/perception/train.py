@@ -19,22 +19,15 @@ from tvr.clevrer.models.perception.config import DetectorConfig
 from tvr.clevrer.models.perception.evaluate import evaluate_parser
 from tvr.clevrer.models.perception.frame_parser import FrameParser
 from tvr.clevrer.models.perception.module import FrameData, FrameParserModule
-from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
-from tvr.training.runs import RunOptions, check_run_dir, fit_run
+from tvr.training.runs import fit_config, load_run_module, open_run
 
 EVAL_FILE = "detector_eval.json"
 
 
 def load_parser(checkpoint: str | Path, map_location: str = "cpu") -> FrameParser:
     """The frame parser of a checkpoint (a run folder: its best.ckpt), in eval mode."""
-    path = Path(checkpoint)
-    if path.is_dir():
-        path = path / "checkpoints" / "best.ckpt"
-    if not path.is_file():
-        raise UserError(f"{path}: no such checkpoint")
-    module = FrameParserModule.load_from_checkpoint(str(path), map_location=map_location)
-    return module.model.eval()
+    return load_run_module(FrameParserModule, checkpoint, "frame parser", map_location).model
 
 
 def train_detector(
@@ -44,29 +37,19 @@ def train_detector(
     epoch_lines: bool = True,
 ) -> Path:
     """Train (or resume) the frame parser of `config`; returns its run folder."""
-    config.validate()
-    try:
-        check_run_dir(config.run_dir, config, DetectorConfig.load)
-    except ValueError as err:
-        raise UserError(str(err)) from None
+    run_dir = open_run(config)
     if config.threads:
         torch.set_num_threads(config.threads)
     data = FrameData(config)
     data.setup()
-    options = RunOptions.from_config(
-        config,
-        monitor="val/segm_ap",
-        mode="max",
-        monitor_label="val mask AP",
-        gradient_clip_val=5.0,
-    )
-    result = fit_run(
-        lambda: FrameParserModule(config.to_dict()), data, options, config.save, callbacks,
-        progress_bar, epoch_lines, batch_size=lambda batch: len(batch.samples),
+    result = fit_config(
+        config, lambda: FrameParserModule(config.to_dict()), data, callbacks, progress_bar,
+        epoch_lines, batch_size=lambda batch: len(batch.samples),
+        monitor="val/segm_ap", mode="max", monitor_label="val mask AP", gradient_clip_val=5.0,
     )  # fmt: skip
     if result.trainer.is_global_zero:
         parser = load_parser(result.best)
         assert data.val_samples is not None
         scores = evaluate_parser(parser, data.val_samples, batch_size=config.batch_size)
-        write_json(config.run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
-    return config.run_dir
+        write_json(run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
+    return run_dir

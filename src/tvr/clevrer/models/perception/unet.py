@@ -32,7 +32,8 @@ class Detections:
     masks: torch.Tensor
 
 
-def _block(c_in: int, c_out: int) -> nn.Sequential:
+def conv_block(c_in: int, c_out: int) -> nn.Sequential:
+    """Two 3x3 convolutions (c_in -> c_out -> c_out), each with batch norm and ReLU."""
     return nn.Sequential(
         nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
         nn.BatchNorm2d(c_out),
@@ -69,13 +70,13 @@ class CentreUNet(nn.Module):
         self.down = nn.ModuleList()
         c_in = 3
         for c in chans:
-            self.down.append(_block(c_in, c))
+            self.down.append(conv_block(c_in, c))
             c_in = c
         self.up = nn.ModuleList()
         self.merge = nn.ModuleList()
         for c_skip in reversed(chans[:-1]):
             self.up.append(nn.ConvTranspose2d(c_in, c_skip, 2, stride=2))
-            self.merge.append(_block(2 * c_skip, c_skip))
+            self.merge.append(conv_block(2 * c_skip, c_skip))
             c_in = c_skip
         self.head = nn.Conv2d(c_in, 4, 1)
         nn.init.constant_(self.head.bias, 0.0)
