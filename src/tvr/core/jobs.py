@@ -76,6 +76,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tvr.core.errors import UserError
+from tvr.core.manifest import save_config
 
 log = logging.getLogger(__name__)
 
@@ -217,6 +218,62 @@ def run_shards(
 
 def _ignore(n: int) -> None:
     pass
+
+
+# --- the bookkeeping of a job's output folder --------------------------------------------------
+def run_with_bar(
+    task: ShardTask,
+    size: Callable[[Any], int],
+    total: int,
+    *,
+    workers: int = 1,
+    desc: str,
+    unit: str,
+    progress: bool = True,
+) -> int:
+    """Build the pending shards of `task` (`run_shards`) under a tqdm bar of `total` units,
+    `size(key)` of them per shard, those of the shards built before counted as done (the bar
+    hidden unless `progress`); returns the units this run built."""
+    from tqdm import tqdm
+
+    todo = pending(task)
+    todo_units = sum(size(k) for k in todo)
+    with tqdm(total=total, initial=total - todo_units, unit=unit, desc=desc,
+              disable=not progress) as bar:  # fmt: skip
+        run_shards(task, todo, workers=workers, progress=bar.update)
+    return todo_units
+
+
+def prepare_job_folder(
+    out: Path, config: dict[str, Any], folder: str, leftovers: str | None = None
+) -> Path:
+    """Save the job's config.json in `out` (`tvr.core.manifest.save_config`) and make OUT/folder;
+    remove from it the files matching the glob `leftovers` (what a killed run left half
+    written, e.g. the atomic writers' ".*.jpg.*"). Returns OUT/folder."""
+    save_config(out, config)
+    path = out / folder
+    path.mkdir(parents=True, exist_ok=True)
+    if leftovers is not None:
+        for tmp in path.glob(leftovers):
+            tmp.unlink(missing_ok=True)
+    return path
+
+
+def move_shard_folders(shard: Path, out: Path, names: tuple[str, ...]) -> None:
+    """Move the entries of each subfolder `names` of a finished shard into OUT/name (an entry
+    already there is replaced), then remove the emptied subfolder; idempotent, so an assembly
+    killed halfway is finished by a rerun."""
+    for sub in names:
+        src = shard / sub
+        if not src.is_dir():
+            continue
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        for item in sorted(src.iterdir()):
+            dst = out / sub / item.name
+            if dst.is_dir():
+                shutil.rmtree(dst)
+            os.replace(item, dst)
+        shutil.rmtree(src)
 
 
 def _prepare(task: ShardTask) -> None:

@@ -20,21 +20,19 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.core.jsonl import write_jsonl
 from tvr.tranco.clip_sheet import clip_sheet_jpeg
 from tvr.tranco.data.dataset import TrancoDataset, TrancoSample, open_dataset
 from tvr.tranco.data.layout import SPLITS
+from tvr.vlm.export import ExportSummary, write_predictions
 from tvr.vlm.images import ComposedImage, ImageRef
 from tvr.vlm.replies import json_values
-from tvr.vlm.results import ResultsFile, is_success, read_results
+from tvr.vlm.results import ResultsFile
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
-EXCERPT_CHARS = 200
 #: candidate clips per sheet image
 CLIPS_PER_IMAGE = 10
 #: what the pictures show, by the dataset's source (`$process`)
@@ -195,59 +193,16 @@ class TrancoTask:
         return ParsedReply([candidates[n - 1] for n in found.answer])
 
 
-@dataclass
-class ExportSummary:
-    """What `export_predictions` wrote and counted."""
-
-    predictions: Path
-    unparsed_file: Path
-    items: int
-    parsed: int
-    unparsed: int  # a reply with no readable list of clip numbers
-    without_reply: int  # no results line, or a failed request
-
-
-def unparsed_path(predictions: str | Path) -> Path:
-    """`preds.jsonl` -> `preds.unparsed.jsonl`."""
-    p = Path(predictions)
-    return p.with_name(p.stem + ".unparsed" + (p.suffix or ".jsonl"))
-
-
 def export_predictions(
     task: TrancoTask, results: str | Path | ResultsFile, out: str | Path
 ) -> ExportSummary:
     """Write `out` ({"id", "clips"} per item) for `tvr tranco evaluate`, and beside it the items
-    without a readable answer and why."""
-    res = results if isinstance(results, ResultsFile) else read_results(results, missing_ok=False)
-    out = Path(out)
-    items = task.items()
-    lines, problems = [], []
-    s = ExportSummary(out, unparsed_path(out), len(items), 0, 0, 0)
-    for item in items:
-        record = res.records.get(item.id)
-        clips: list[str] = []
-        problem: dict[str, Any] | None = None
-        if record is None:
-            problem = {"reason": "no result line"}
-            s.without_reply += 1
-        elif not is_success(record):
-            problem = {"reason": f"request failed: {record.get('error')}"}
-            s.without_reply += 1
-        else:
-            parsed = task.parse_reply(item, record["reply"])
-            if parsed.ok:
-                clips = parsed.answer
-                s.parsed += 1
-            else:
-                problem = {"reason": parsed.reason,
-                           "reply_excerpt": (record.get("reply") or "")[-EXCERPT_CHARS:]}  # fmt: skip
-                s.unparsed += 1
-        lines.append({"id": item.id, "clips": clips})
-        if problem is not None:
-            problems.append({"id": item.id, **problem})
-    write_jsonl(out, lines)
-    write_jsonl(s.unparsed_file, problems)
-    return s
+    without a readable answer and why (`tvr.vlm.export`)."""
+    return write_predictions(task, results, out, _prediction_line)
+
+
+def _prediction_line(s: ExportSummary, item: TaskItem, clips: list[str] | None) -> dict[str, Any]:
+    return {"id": item.id, "clips": clips or []}
 
 
 def summary_line(s: ExportSummary) -> str:

@@ -21,14 +21,15 @@ Template fields: `$num_states` (N+1), `$num_transformations` (N), `$answer_slots
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.core.jsonl import write_jsonl
+from tvr.vlm.export import ExportSummary as VlmExportSummary
+from tvr.vlm.export import write_predictions
 from tvr.vlm.images import ComposedImage
-from tvr.vlm.results import ResultsFile, is_success, read_results
+from tvr.vlm.results import ResultsFile
 from tvr.vlm.tasks import ParsedReply, TaskItem, Turn
 from tvr.vtt.data.records import SPLITS, VttRecord, read_records
 from tvr.vtt.layout import records_file
@@ -36,7 +37,6 @@ from tvr.vtt.replies import VttReply, parse_turn_replies, parse_vtt_reply
 from tvr.vtt.strip import strip_jpeg
 
 VARIANTS = ("strip", "sep", "multiturn")
-EXCERPT_CHARS = 200
 
 
 def ordinal(k: int) -> str:
@@ -138,80 +138,37 @@ class VttTask:
 
 
 @dataclass
-class ExportSummary:
-    """What `export_predictions` wrote and counted."""
+class ExportSummary(VlmExportSummary):
+    """What `export_predictions` wrote and counted: the shared counts, and the descriptions'."""
 
-    predictions: Path
-    unparsed_file: Path
-    items: int
-    parsed: int
-    unparsed: int  # a reply with no descriptions that could be read
-    without_reply: int  # no results line, or a failed request
-    descriptions: int  # N summed over the items
-    missing_descriptions: int  # of those, empty or not given (scored as empty)
-    extra_descriptions: int  # beyond N (ignored by the evaluation)
-    forms: dict[str, int]  # how the read replies were read: json, numbered, turns
-
-
-def unparsed_path(predictions: str | Path) -> Path:
-    """`preds.jsonl` -> `preds.unparsed.jsonl`."""
-    p = Path(predictions)
-    return p.with_name(p.stem + ".unparsed" + (p.suffix or ".jsonl"))
+    descriptions: int = 0  # N summed over the items
+    missing_descriptions: int = 0  # of those, empty or not given (scored as empty)
+    extra_descriptions: int = 0  # beyond N (ignored by the evaluation)
+    forms: dict[str, int] = field(default_factory=dict)  # how the read replies were read
 
 
 def export_predictions(
     task: VttTask, results: str | Path | ResultsFile, out: str | Path
 ) -> ExportSummary:
     """Write `out` (one line per item: {"id", "transformations", "topic", "form"}) for
-    `tvr vtt evaluate`, and beside it the items without readable descriptions and why."""
-    res = results if isinstance(results, ResultsFile) else read_results(results, missing_ok=False)
-    out = Path(out)
-    items = task.items()
-    lines, problems = [], []
-    s = ExportSummary(out, unparsed_path(out), len(items), 0, 0, 0, 0, 0, 0, {})
-    for item in items:
-        n = int(item.meta["n"])
-        record = res.records.get(item.id)
-        found: VttReply | None = None
-        problem: dict[str, Any] | None = None
-        if record is None:
-            problem = {"reason": "no result line"}
-            s.without_reply += 1
-        elif not is_success(record):
-            problem = {"reason": f"request failed: {record.get('error')}"}
-            s.without_reply += 1
-        else:
-            parsed = task.parse_record(item, record)
-            if parsed.ok:
-                found = parsed.answer
-                s.parsed += 1
-                s.forms[found.form] = s.forms.get(found.form, 0) + 1
-            else:
-                problem = {
-                    "reason": parsed.reason,
-                    "reply_excerpt": (record.get("reply") or "")[-EXCERPT_CHARS:],
-                }
-                s.unparsed += 1
-        s.descriptions += n
-        if found is None:
-            s.missing_descriptions += n
-            lines.append({"id": item.id, "transformations": [], "topic": None, "form": None})
-        else:
-            s.missing_descriptions += found.missing(n)
-            s.extra_descriptions += found.extra(n)
-            lines.append(
-                {
-                    "id": item.id,
-                    "transformations": list(found.transformations),
-                    "topic": found.topic,
-                    "form": found.form,
-                }
-            )
-        if problem is not None:
-            problems.append({"id": item.id, **problem})
-    write_jsonl(out, lines)
-    write_jsonl(s.unparsed_file, problems)
-    return s
+    `tvr vtt evaluate`, and beside it the items without readable descriptions and why
+    (`tvr.vlm.export`)."""
+    return write_predictions(task, results, out, _prediction_line, ExportSummary,
+                             task.parse_record)  # fmt: skip
+
+
+def _prediction_line(s: ExportSummary, item: TaskItem, found: VttReply | None) -> dict[str, Any]:
+    """The predictions line of an item; counts its descriptions (json, numbered or turns)."""
+    n = int(item.meta["n"])
+    s.descriptions += n
+    if found is None:
+        s.missing_descriptions += n
+        return {"id": item.id, "transformations": [], "topic": None, "form": None}
+    s.forms[found.form] = s.forms.get(found.form, 0) + 1
+    s.missing_descriptions += found.missing(n)
+    s.extra_descriptions += found.extra(n)
+    return {"id": item.id, "transformations": list(found.transformations), "topic": found.topic,
+            "form": found.form}  # fmt: skip
 
 
 def summary_line(s: ExportSummary) -> str:

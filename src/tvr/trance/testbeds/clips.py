@@ -46,10 +46,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +56,9 @@ import numpy as np
 
 from tvr.core import jobs as engine
 from tvr.core.errors import UserError
+from tvr.core.job_config import JobConfig
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
-from tvr.core.manifest import check_same_config, save_config
+from tvr.core.manifest import check_same_config
 from tvr.render.scene import SceneDescription, SceneObject
 from tvr.trance.data.sample import Sample
 from tvr.trance.render.scene import build_scene, scene_object
@@ -82,7 +82,7 @@ CandidateSets = Callable[[Sequence[tuple[str, Sequence[str]]], int, int], dict[s
 
 
 @dataclass(frozen=True)
-class ClipsConfig:
+class ClipsConfig(JobConfig):
     """A TRANCE-clips testbed (saved as config.json and in dataset.json).
 
     Args:
@@ -97,6 +97,8 @@ class ClipsConfig:
         tiny_candidates: size of the stored val/test candidate sets (TRANCO's 100).
         shard_size: samples per shard of the job.
     """
+
+    OPTION_KIND = "testbed"
 
     sizes: tuple[int, int, int] = (47, 5, 8)  # 60 in Table 2's proportions
     seed: int = 0
@@ -155,21 +157,6 @@ class ClipsConfig:
         """The split's sample indices of shard k."""
         n = self.sizes[SPLITS.index(split)]
         return range(k * self.shard_size, min(n, (k + 1) * self.shard_size))
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sizes"] = list(self.sizes)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ClipsConfig:
-        unknown = set(d) - {f.name for f in fields(cls)}
-        if unknown:
-            raise UserError(f"unknown testbed option(s): {sorted(unknown)}")
-        d = dict(d)
-        if "sizes" in d:
-            d["sizes"] = tuple(d["sizes"])
-        return cls(**d).validate()
 
 
 # --- the open-world rule -----------------------------------------------------------------------
@@ -466,8 +453,7 @@ class ClipsTask:
         return f"{key[0]}-{key[1]:05d}"
 
     def prepare(self) -> None:
-        save_config(self.out, self.config.to_dict())
-        (self.out / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
+        engine.prepare_job_folder(self.out, self.config.to_dict(), SHARDS_DIR)
 
     def jobs(self, todo: list[tuple[str, int]]) -> Iterator[ClipsJob]:
         yield from (ClipsJob(k) for k in todo)
@@ -491,21 +477,6 @@ class TestbedReport:
     render_cpu_seconds: float = 0.0
 
 
-def _move_images(shard: Path, out: Path) -> None:
-    """Move a shard's states/ files and clips/ folders into the dataset (idempotent)."""
-    for sub in ("states", "clips"):
-        src = shard / sub
-        if not src.is_dir():
-            continue
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for item in sorted(src.iterdir()):
-            dst = out / sub / item.name
-            if dst.is_dir():
-                shutil.rmtree(dst)
-            os.replace(item, dst)
-        shutil.rmtree(src)
-
-
 def open_world_violations(samples: dict[str, list[dict[str, Any]]],
                           clips: dict[str, list[dict[str, Any]]]) -> list[str]:  # fmt: skip
     """Test (and val) clips whose type occurs in training, as messages (empty: none)."""
@@ -527,7 +498,7 @@ def assemble(config: ClipsConfig, out: Path, task: ClipsTask,
     render_seconds = render_cpu = 0.0
     for key in task.plan():
         shard = task.path(key)
-        _move_images(shard, out)
+        engine.move_shard_folders(shard, out, ("states", "clips"))
         for _, r in iter_jsonl(shard / RECORDS_FILE):
             if "seconds" in r:
                 render_seconds += r["seconds"]["total"]
@@ -581,19 +552,14 @@ def generate_clips(
 ) -> TestbedReport:
     """Make (or finish) the testbed of `config` in folder `out`; `candidates(samples, size,
     seed)` gives the stored tiny sets (sample id -> clip ids) of one split's (id, clips)."""
-    from tqdm import tqdm
-
     t0 = time.perf_counter()
     config = config.validate()
     out = Path(out)
     check_same_config(out, config.to_dict(), what="a TRANCE-clips testbed")
     task = ClipsTask(config, out)
-    todo = engine.pending(task)
-    total = sum(config.sizes)
-    done = total - sum(len(config.shard_range(*k)) for k in todo)
-    with tqdm(total=total, initial=done, unit="sample", desc="tranco testbed",
-              disable=not progress) as bar:  # fmt: skip
-        engine.run_shards(task, todo, workers=workers, progress=bar.update)
+    engine.run_with_bar(task, lambda k: len(config.shard_range(*k)), sum(config.sizes),
+                        workers=workers, desc="tranco testbed", unit="sample",
+                        progress=progress)  # fmt: skip
     report = assemble(config, out, task, candidates)
     report.seconds = time.perf_counter() - t0
     return report

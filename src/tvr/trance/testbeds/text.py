@@ -54,16 +54,17 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tvr.core.errors import UserError
-from tvr.core.jobs import pending, run_shards
+from tvr.core.job_config import JobConfig
+from tvr.core.jobs import prepare_job_folder, run_with_bar
 from tvr.core.jsonl import iter_jsonl, write_file_bytes, write_json, write_jsonl
-from tvr.core.manifest import check_same_config, save_config
+from tvr.core.manifest import check_same_config
 from tvr.trance.data.sample import Sample
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
@@ -84,7 +85,7 @@ SPLIT_STREAM = 0x73706C74  # and of the split's ("splt")
 
 
 @dataclass(frozen=True)
-class TextTestbedConfig:
+class TextTestbedConfig(JobConfig):
     """Everything that shapes a text testbed (saved as config.json; a rerun must match it).
 
     Args:
@@ -100,6 +101,9 @@ class TextTestbedConfig:
             object, one drawn by the seeded generator) or "fixed" (always the first of each:
             one wording per step, for separating what a model sees from how it phrases).
     """
+
+    FORMAT_TAG = FORMAT
+    OPTION_KIND = "testbed"
 
     num: int = 60
     seed: int = 0
@@ -132,17 +136,6 @@ class TextTestbedConfig:
                 f"phrasing must be one of {', '.join(PHRASINGS)}, got {self.phrasing!r}"
             )
         return self
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, **asdict(self)}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TextTestbedConfig:
-        d = {k: v for k, v in d.items() if k != "format"}
-        unknown = set(d) - {f.name for f in fields(cls)}
-        if unknown:
-            raise UserError(f"unknown testbed option(s): {sorted(unknown)}")
-        return cls(**d).validate()
 
     @property
     def num_shards(self) -> int:
@@ -506,11 +499,8 @@ class TextTask:
         return self.path(key).stem
 
     def prepare(self) -> None:
-        save_config(self.out, self.config.to_dict())
-        states = self.out / STATES_DIR
-        states.mkdir(parents=True, exist_ok=True)
-        for tmp in states.glob(".*.jpg.*"):  # images of a killed run, half written
-            tmp.unlink(missing_ok=True)
+        # the images of a killed run are half written in OUT/states
+        prepare_job_folder(self.out, self.config.to_dict(), STATES_DIR, leftovers=".*.jpg.*")
 
     def jobs(self, todo: list[int]) -> Iterator[TextJob]:
         splits = split_of(self.config)
@@ -536,21 +526,14 @@ def make_text_testbed(
     config: TextTestbedConfig, out: str | Path, workers: int = 1, progress: bool = True
 ) -> TestbedResult:
     """Make (or finish) the text testbed of `config` in folder `out`."""
-    from tqdm import tqdm
-
     config.validate()
     out = Path(out)
     check_same_config(out, config.to_dict(), what="a TRANCE text testbed")
     task = TextTask(config, out)
-    todo = pending(task)
-    todo_samples = sum(config.shard_count(k) for k in todo)
-    bar = tqdm(total=config.num, initial=config.num - todo_samples, disable=not progress,
-               unit="sample", desc="testbed")  # fmt: skip
     start = time.perf_counter()
-    try:
-        run_shards(task, todo, workers=min(workers, os.cpu_count() or 1), progress=bar.update)
-    finally:
-        bar.close()
+    todo_samples = run_with_bar(task, config.shard_count, config.num,
+                                workers=min(workers, os.cpu_count() or 1), desc="testbed",
+                                unit="sample", progress=progress)  # fmt: skip
     seconds = time.perf_counter() - start
     records, samples = [], []
     for key in task.plan():

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from tvr.core.errors import UserError
+from tvr.training.checkpoints import model_state as model_state  # re-exported
+from tvr.training.checkpoints import read_run_checkpoint
 from tvr.trance.train.config import TrainConfig
 
 #: the config fields that decide which model the weights belong to
@@ -21,18 +21,7 @@ ARCHITECTURE = ("model", "setting", "image_size", "decoder_form", "duda_form")
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """The checkpoint dict of a file `tvr train` wrote; UserError naming the file otherwise."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such checkpoint")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as err:  # torch.load fails in many ways on a file that is no checkpoint
-        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise UserError(f"{path}: not a checkpoint of `tvr train` ({reason})") from None
-    hparams = ckpt.get("hyper_parameters") if isinstance(ckpt, dict) else None
-    if not isinstance(hparams, dict) or "config" not in hparams or "state_dict" not in ckpt:
-        raise UserError(f"{path}: not a checkpoint of `tvr train` (it holds no run config)")
-    return ckpt
+    return read_run_checkpoint(path, "tvr train")
 
 
 def checkpoint_config(ckpt: dict[str, Any], path: str | Path) -> TrainConfig:
@@ -41,12 +30,6 @@ def checkpoint_config(ckpt: dict[str, Any], path: str | Path) -> TrainConfig:
         return TrainConfig.from_saved(ckpt["hyper_parameters"]["config"])
     except (TypeError, ValueError) as err:
         raise UserError(f"{path}: its run config is not valid here: {err}") from None
-
-
-def model_state(ckpt: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """The TranceNet weights of a checkpoint (its LightningModule's `model.` entries)."""
-    prefix = "model."
-    return {k[len(prefix) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(prefix)}
 
 
 def _shown(name: str, value: Any) -> str:

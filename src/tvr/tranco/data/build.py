@@ -31,11 +31,9 @@ gets its share of every length, and the whole of COIN gives Table 2's sizes exac
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +41,9 @@ import numpy as np
 
 from tvr.core import jobs as engine
 from tvr.core.errors import UserError
+from tvr.core.job_config import JobConfig
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
-from tvr.core.manifest import check_same_config, save_config, sha256_file
+from tvr.core.manifest import check_same_config, sha256_file
 from tvr.tranco.data.candidates import (
     TINY_CANDIDATES,
     check_open_world,
@@ -74,7 +73,7 @@ _FRAME_STREAM = 0x636C6970
 
 
 @dataclass(frozen=True)
-class BuildConfig:
+class BuildConfig(JobConfig):
     """How a TRANCO dataset is built from COIN (saved as config.json and in dataset.json).
 
     Args:
@@ -92,6 +91,8 @@ class BuildConfig:
         limit: only the first `limit` eligible videos of COIN.json (None: all).
         coin_sha256: COIN.json's checksum, so a rerun never mixes two annotation files.
     """
+
+    OPTION_KIND = "build"
 
     coin: str
     videos: str
@@ -136,21 +137,6 @@ class BuildConfig:
         if not videos.is_dir():
             raise UserError(f"--videos {self.videos}: no such folder")
         return _replace(self, coin=str(coin), videos=str(videos), coin_sha256=sha256_file(coin))
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["split_weights"] = list(self.split_weights)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BuildConfig:
-        unknown = set(d) - {f.name for f in fields(cls)}
-        if unknown:
-            raise UserError(f"unknown build option(s): {sorted(unknown)}")
-        d = dict(d)
-        if "split_weights" in d:
-            d["split_weights"] = tuple(d["split_weights"])
-        return cls(**d).validate()
 
 
 def _replace(config: BuildConfig, **changes: Any) -> BuildConfig:
@@ -284,8 +270,7 @@ class BuildTask:
         return f"shard-{key:05d}"
 
     def prepare(self) -> None:
-        save_config(self.out, self.config.to_dict())
-        (self.out / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
+        engine.prepare_job_folder(self.out, self.config.to_dict(), SHARDS_DIR)
 
     def jobs(self, todo: list[int]) -> Iterator[BuildJob]:
         for k in todo:
@@ -372,28 +357,13 @@ class BuildReport:
         return out
 
 
-def _move_images(shard: Path, out: Path) -> None:
-    """Move a shard's states/ files and clips/ folders into the dataset (idempotent)."""
-    for sub in (STATES_DIR, CLIPS_DIR):
-        src = shard / sub
-        if not src.is_dir():
-            continue
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for item in sorted(src.iterdir()):
-            dst = out / sub / item.name
-            if dst.is_dir():
-                shutil.rmtree(dst)
-            os.replace(item, dst)
-        shutil.rmtree(src)
-
-
 def assemble(config: BuildConfig, out: Path, task: BuildTask, report: BuildReport) -> BuildReport:
     """Gather the shards, split, draw the tiny candidates, write the layout (dataset.json last)."""
     samples: list[dict[str, Any]] = []
     clips: dict[str, list[dict[str, Any]]] = {}
     for k in task.plan():
         shard = task.path(k)
-        _move_images(shard, out)
+        engine.move_shard_folders(shard, out, (STATES_DIR, CLIPS_DIR))
         for _, r in iter_jsonl(shard / RECORDS_FILE):
             if "skipped" in r:
                 report.skipped.append({"id": r["id"], "reason": r["skipped"]})
@@ -445,8 +415,6 @@ def build_dataset(
     config: BuildConfig, out: str | Path, workers: int = 1, progress: bool = True
 ) -> BuildReport:
     """Build (or finish) the TRANCO dataset of `config` in folder `out`; returns the report."""
-    from tqdm import tqdm
-
     from tvr.video.coin import read_coin
     from tvr.video.sources import VideoFolder
 
@@ -465,11 +433,8 @@ def build_dataset(
     folder = VideoFolder(config.videos)
     videos = [(r, str(p) if (p := folder.find(r.video_id)) else None) for r in eligible]
     task = BuildTask(config, out, videos)
-    todo = engine.pending(task)
-    done = len(videos) - sum(len(task.shard_videos(k)) for k in todo)
-    with tqdm(total=len(videos), initial=done, unit="video", desc="tranco build",
-              disable=not progress) as bar:  # fmt: skip
-        engine.run_shards(task, todo, workers=workers, progress=bar.update)
+    engine.run_with_bar(task, lambda k: len(task.shard_videos(k)), len(videos), workers=workers,
+                        desc="tranco build", unit="video", progress=progress)  # fmt: skip
     assemble(config, out, task, report)
     report.seconds = time.perf_counter() - t0
     return report

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from tvr.core.errors import UserError
-from tvr.tranco.models.encoders import weights_digest
+from tvr.training.checkpoints import model_state, read_run_checkpoint
+from tvr.training.clip_towers import weights_digest
 from tvr.tranco.models.registry import parse_model_name
 from tvr.tranco.models.trancenet import TrancoNet
 from tvr.tranco.train.config import TrancoTrainConfig
@@ -36,18 +35,7 @@ class TrainedModel:
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """The checkpoint dict of a file `tvr tranco train` wrote; UserError naming it otherwise."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such checkpoint")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as err:  # torch.load fails in many ways on a file that is no checkpoint
-        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise UserError(f"{path}: not a checkpoint of `tvr tranco train` ({reason})") from None
-    hparams = ckpt.get("hyper_parameters") if isinstance(ckpt, dict) else None
-    if not isinstance(hparams, dict) or "config" not in hparams or "state_dict" not in ckpt:
-        raise UserError(f"{path}: not a checkpoint of `tvr tranco train` (no run config in it)")
-    return ckpt
+    return read_run_checkpoint(path, "tvr tranco train")
 
 
 def frozen_recipe(config: TrancoTrainConfig) -> EncoderRecipe:
@@ -65,9 +53,7 @@ def load_trained(path: str | Path) -> TrainedModel:
     except (TypeError, ValueError) as err:
         raise UserError(f"{path}: its run config is not valid here: {err}") from None
     model = build_config_model(config, with_weights=False)
-    prefix = "model."
-    state = {k[len(prefix) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(prefix)}
-    model.load_state_dict(state)
+    model.load_state_dict(model_state(ckpt))
     model.eval()
     digest = ckpt["hyper_parameters"].get("encoder_sha256")
     recipe = None

@@ -49,16 +49,17 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tvr.core.errors import UserError
-from tvr.core.jobs import pending, run_shards
+from tvr.core.job_config import JobConfig
+from tvr.core.jobs import prepare_job_folder, run_with_bar
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
-from tvr.core.manifest import check_same_config, save_config
+from tvr.core.manifest import check_same_config
 from tvr.video.records import Step, VideoRecord
 from tvr.vtt.data.records import MAX_TRANSFORMATIONS
 from tvr.vtt.data.taxonomy import UNKNOWN_CATEGORY, category_of, topic_name
@@ -81,7 +82,7 @@ SHARDS_DIR = "shards"
 
 
 @dataclass(frozen=True)
-class BuildConfig:
+class BuildConfig(JobConfig):
     """Everything that shapes a built VTT set (saved as config.json; a rerun must match it).
 
     Args:
@@ -94,6 +95,9 @@ class BuildConfig:
         jpeg_quality: of the state images.
         shard_size: planned samples per shard of the job.
     """
+
+    FORMAT_TAG = FORMAT
+    OPTION_KIND = "build"
 
     coin: str | None = None
     crosstask: str | None = None
@@ -118,17 +122,6 @@ class BuildConfig:
         if self.shard_size < 1:
             raise UserError(f"--shard-size must be at least 1, got {self.shard_size}")
         return self
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, **asdict(self)}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BuildConfig:
-        d = {k: v for k, v in d.items() if k != "format"}
-        unknown = set(d) - {f.name for f in fields(cls)}
-        if unknown:
-            raise UserError(f"unknown build option(s): {sorted(unknown)}")
-        return cls(**d).validate()
 
 
 @dataclass(frozen=True)
@@ -366,11 +359,8 @@ class BuildTask:
         return self.path(key).stem
 
     def prepare(self) -> None:
-        save_config(self.out, self.config.to_dict())
-        states = self.out / STATES_DIR
-        states.mkdir(parents=True, exist_ok=True)
-        for tmp in states.glob(".*.jpg.*"):  # images of a killed run, half written
-            tmp.unlink(missing_ok=True)
+        # the images of a killed run are half written in OUT/states
+        prepare_job_folder(self.out, self.config.to_dict(), STATES_DIR, leftovers=".*.jpg.*")
 
     def jobs(self, todo: list[int]) -> Iterator[BuildJob]:
         return (BuildJob(k, self.shard(k)) for k in todo)
@@ -436,8 +426,6 @@ def build(
     progress: bool = True,
 ) -> BuildResult:
     """Build (or finish) the VTT set of `config` from the video files under `videos` into `out`."""
-    from tqdm import tqdm
-
     config.validate()
     if not videos:
         raise UserError("give at least one --videos folder (the local video files)")
@@ -446,14 +434,9 @@ def build(
     annotated, counts = read_sources(config)
     plan = plan_samples(config, annotated, video_finder(videos), counts)
     task = BuildTask(config, out, plan.samples)
-    todo = pending(task)
-    done = len(plan.samples) - sum(len(task.shard(k)) for k in todo)
-    bar = tqdm(total=len(plan.samples), initial=done, disable=not progress, unit="sample",
-               desc="extracting states")  # fmt: skip
-    try:
-        run_shards(task, todo, workers=min(workers, os.cpu_count() or 1), progress=bar.update)
-    finally:
-        bar.close()
+    run_with_bar(task, lambda k: len(task.shard(k)), len(plan.samples),
+                 workers=min(workers, os.cpu_count() or 1), desc="extracting states",
+                 unit="sample", progress=progress)  # fmt: skip
     records, skipped = [], []
     for key in task.plan():
         for _, line in iter_jsonl(task.path(key)):

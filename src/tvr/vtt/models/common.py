@@ -23,6 +23,7 @@ from torch import nn
 from tvr.vtt.models.config import ModelConfig
 from tvr.vtt.models.decoding import DecodeOptions, Stepper, decode
 from tvr.vtt.models.encoder import ClipImageEncoder
+from tvr.vtt.models.layers import StateProjection
 from tvr.vtt.models.tokenizer import EOT, SOT, VOCAB_SIZE
 
 IGNORE = -100
@@ -40,8 +41,9 @@ class Encoded:
 
 
 class VttModel(nn.Module):
-    """Base of TTNet and GLACNet: state features from images or cached features; the model's
-    vocabulary; decoding.
+    """Base of TTNet and GLACNet: state features from images or cached features, projected to
+    the model's width; the model's vocabulary; decoding. A subclass makes its own layers in
+    `make_layers`.
 
     With `config.vocab == "clip"` the decoder reads and predicts all of CLIP's ids. With "train"
     it knows only `vocab_ids` (the ids of the training descriptions, with SOT and EOT) plus one
@@ -82,6 +84,13 @@ class VttModel(nn.Module):
         # the image encoder is part of the model only when it is trained (else: cached features)
         self.image_encoder = None if config.freeze_encoder else ClipImageEncoder(
             config.encoder_spec())  # fmt: skip
+        self.project = StateProjection(encoder_dim, config.dim)
+        self.make_layers()
+
+    def make_layers(self) -> None:
+        """Make the model's own layers (after the shared ones, in this order: their seeded
+        initial weights depend on it)."""
+        raise NotImplementedError
 
     def image_features(self, inputs: torch.Tensor, state_mask: torch.Tensor) -> torch.Tensor:
         """(B, S, D) encoder features: the cached ones as given, or the images encoded."""
@@ -92,6 +101,11 @@ class VttModel(nn.Module):
         feats = inputs.new_zeros(*state_mask.shape, self.image_encoder.output_dim)
         feats[state_mask] = self.image_encoder(inputs[state_mask]).to(feats.dtype)
         return feats
+
+    def state_features(self, batch: Batch) -> torch.Tensor:
+        """(B, S, dim) features of the states of a batch (`project`ed), 0 at padding."""
+        mask = batch["state_mask"]
+        return self.project(self.image_features(batch["inputs"], mask), mask)
 
     def model_ids(self, ids: torch.Tensor) -> torch.Tensor:
         """CLIP ids -> the decoder's ids (the same with the full CLIP vocabulary)."""

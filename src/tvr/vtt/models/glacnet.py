@@ -14,7 +14,6 @@ paper does (GLACNet*: CLIP features; N descriptions from N + 1 states).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import torch
@@ -22,9 +21,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tvr.vtt.models.common import Batch, Encoded, VttModel
-from tvr.vtt.models.config import ModelConfig
 from tvr.vtt.models.decoding import DecodeOptions, decode
-from tvr.vtt.models.layers import StateProjection
 from tvr.vtt.models.tokenizer import SOT, VOCAB_SIZE
 
 State = tuple[torch.Tensor, torch.Tensor]
@@ -88,17 +85,8 @@ class LstmStepper:
 
 
 class GLACNet(VttModel):
-    def __init__(
-        self,
-        config: ModelConfig,
-        encoder_dim: int,
-        n_topics: int,
-        n_categories: int,
-        vocab_ids: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__(config, encoder_dim, n_topics, n_categories, vocab_ids)
-        dim = config.dim
-        self.project = StateProjection(encoder_dim, dim)
+    def make_layers(self) -> None:
+        config, dim = self.config, self.config.dim
         self.bilstm = nn.LSTM(dim, dim, config.lstm_layers, batch_first=True, bidirectional=True,
                               dropout=config.lstm_dropout if config.lstm_layers > 1 else 0.0)  # fmt: skip
         self.glocal_drop = nn.Dropout(config.lstm_dropout)
@@ -111,7 +99,7 @@ class GLACNet(VttModel):
 
     def encode(self, batch: Batch) -> Encoded:
         mask = batch["state_mask"]
-        states = self.project(self.image_features(batch["inputs"], mask), mask)
+        states = self.state_features(batch)
         lengths = mask.sum(1)
         packed = pack_padded_sequence(states, lengths.cpu(), batch_first=True,
                                       enforce_sorted=False)  # fmt: skip

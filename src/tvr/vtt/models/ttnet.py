@@ -17,14 +17,11 @@ a shared transformer text decoder, with Diff, MTM and the Aux heads as switches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import torch
 from torch import nn
 
 from tvr.vtt.models.common import Batch, Encoded, VttModel
-from tvr.vtt.models.config import ModelConfig
-from tvr.vtt.models.layers import StateProjection, TransformerStack
+from tvr.vtt.models.layers import TransformerStack
 from tvr.vtt.models.tokenizer import VOCAB_SIZE
 
 
@@ -64,28 +61,19 @@ class TransformerStepper:
 class TTNet(VttModel):
     """TTNet; with diff, mtm and aux off, TTNet_Base."""
 
-    def __init__(
-        self,
-        config: ModelConfig,
-        encoder_dim: int,
-        n_topics: int,
-        n_categories: int,
-        vocab_ids: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__(config, encoder_dim, n_topics, n_categories, vocab_ids)
-        dim = config.dim
-        self.project = StateProjection(encoder_dim, dim)
+    def make_layers(self) -> None:
+        config, dim = self.config, self.config.dim
         self.segment = nn.Embedding(2, dim) if config.diff else None
         self.context = TransformerStack(dim, config.context_layers, config.heads, config.dropout,
                                         causal=False)  # fmt: skip
         self.decoder = TransformerTextDecoder(dim, config.decoder_layers, config.heads,
                                               config.dropout, self.vocab_size)  # fmt: skip
-        self.topic_head = nn.Linear(dim, n_topics) if config.aux else None
-        self.category_head = nn.Linear(dim, n_categories) if config.aux else None
+        self.topic_head = nn.Linear(dim, self.n_topics) if config.aux else None
+        self.category_head = nn.Linear(dim, self.n_categories) if config.aux else None
 
     def encode(self, batch: Batch) -> Encoded:
         mask = batch["state_mask"]
-        states = self.project(self.image_features(batch["inputs"], mask), mask)
+        states = self.state_features(batch)
         s = states.shape[1]
         positions = torch.arange(s, device=states.device)
         tokens, key_mask = [states], [mask]
