@@ -94,7 +94,7 @@ def test_encoder_weights_from_a_local_file(tmp_path):
     with pytest.raises(UserError, match="no such file"):
         ClipImageEncoder(EncoderSpec("tvr-tiny", str(tmp_path / "missing.pt")))
     (tmp_path / "bad.pt").write_bytes(b"not weights")
-    with pytest.raises(UserError, match="not CLIP weights"):
+    with pytest.raises(UserError, match="not a CLIP checkpoint"):
         ClipImageEncoder(EncoderSpec("tvr-tiny", str(tmp_path / "bad.pt")))
     with pytest.raises(UserError, match="unknown image encoder"):
         ClipImageEncoder(EncoderSpec("ViT-Q-99"))

@@ -8,22 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.images import open_rgb
 
 GAP = 4  # white pixels between frames and between rows
 ROW_HEIGHT = 128  # pixels per row (each frame scaled to it)
 JPEG_QUALITY = 90
-
-
-def _open(path: Path):
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as img:
-            return img.convert("RGB")
-    except FileNotFoundError:
-        raise UserError(f"{path}: clip frame not found") from None
-    except (OSError, UnidentifiedImageError, SyntaxError) as err:
-        raise UserError(f"{path}: not a readable image ({err})") from None
 
 
 def clip_sheet(rows: Sequence[tuple[int, Sequence[Path]]], height: int = ROW_HEIGHT):
@@ -36,7 +25,7 @@ def clip_sheet(rows: Sequence[tuple[int, Sequence[Path]]], height: int = ROW_HEI
     label_width = max(height // 2, 3 * height // 5) + 2 * GAP
     scaled = []
     for _, frames in rows:
-        images = [_open(Path(p)) for p in frames]
+        images = [open_rgb(p, "clip frame") for p in frames]
         scaled.append([im.resize((max(1, round(im.width * height / im.height)), height),
                                  Image.Resampling.BICUBIC) for im in images])  # fmt: skip
     width = label_width + max(sum(im.width + GAP for im in row) for row in scaled)

@@ -13,21 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.images import open_rgb
 
 GAP = 4  # white pixels between panels (the release's montage used 2 + 2)
 JPEG_QUALITY = 95
-
-
-def _open(path: Path):
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as img:
-            return img.convert("RGB")
-    except FileNotFoundError:
-        raise UserError(f"{path}: state image not found") from None
-    except (OSError, UnidentifiedImageError, SyntaxError) as err:
-        raise UserError(f"{path}: not a readable image ({err})") from None
 
 
 def strip_image(paths: Sequence[Path], height: int | None = None):
@@ -37,7 +26,7 @@ def strip_image(paths: Sequence[Path], height: int | None = None):
 
     if not paths:
         raise UserError("an event strip needs at least one state image")
-    images = [_open(Path(p)) for p in paths]
+    images = [open_rgb(p, "state image") for p in paths]
     height = height or min(im.height for im in images)
     panels = [
         im

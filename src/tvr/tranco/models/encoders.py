@@ -1,11 +1,10 @@
 """CLIP image encoders for TrancoNet through open_clip: the paper's RN101, ViT-B/32, ViT-B/16 and
 two small ones of the same architectures that train on a CPU.
 
-Only the image tower of a CLIP model is built (`open_clip`'s own vision tower builder, on its
-shipped model configs), so no text tower is made for nothing. Weights come from a local file
-(`load_clip_weights`: an open_clip or OpenAI CLIP checkpoint, `.pt`/`.bin`/`.safetensors`, whose
-`visual.*` entries are the tower's); without one the tower keeps its random initialisation.
-Nothing here downloads anything.
+The towers are built and loaded by the shared `tvr.training.clip_towers` (only the image tower,
+open_clip's shipped configs, weights from a local open_clip or OpenAI CLIP checkpoint, nothing
+downloaded); this module keeps TRANCO's list of encoders. Without weights a tower keeps its
+random initialisation (torch's current seed).
 
 The paper's encoders (Table 10's "fixed" parameters: RN101 56.3M, ViT-B/32 87.8M, ViT-B/16 86.2M)
 use QuickGELU by default, as OpenAI's CLIP weights do; `quick_gelu=False` suits LAION-trained
@@ -16,7 +15,6 @@ CLIP ResNet of one block per stage, 1.4M) are tvr's, for the testbed and the tes
 from __future__ import annotations
 
 import copy
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +22,18 @@ from typing import Any
 import torch
 from torch import nn
 
-from tvr.core.errors import UserError
+from tvr.training.clip_towers import (
+    OPENAI_MEAN,
+    OPENAI_STD,
+    build_tower,
+    load_tower_weights,
+    shipped_config,
+)
+from tvr.training.clip_towers import weights_digest as weights_digest  # re-exported
 
 #: the pixel statistics CLIP was trained with (OpenAI's), used for every encoder
-CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
-CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
+CLIP_MEAN = OPENAI_MEAN
+CLIP_STD = OPENAI_STD
 
 
 @dataclass(frozen=True)
@@ -44,12 +49,10 @@ class EncoderSpec:
         """The open_clip model config (`embed_dim`, `vision_cfg`)."""
         if self.config is not None:
             return copy.deepcopy(self.config)
-        import open_clip
-
-        found = open_clip.get_model_config(self.open_clip_name)
+        found = shipped_config(self.open_clip_name)
         if found is None:  # never for the pinned open_clip; a clear message if it changes
             raise RuntimeError(f"open_clip has no model config {self.open_clip_name!r}")
-        return copy.deepcopy(found)
+        return found
 
     @property
     def image_size(self) -> int:
@@ -113,13 +116,11 @@ class ImageEncoder(nn.Module):
 
     def __init__(self, spec: EncoderSpec, quick_gelu: bool = True) -> None:
         super().__init__()
-        from open_clip.model import _build_vision_tower
-
         config = spec.model_config()
         self.spec = spec
         self.embed_dim = int(config["embed_dim"])
         self.image_size = spec.image_size
-        self.visual = _build_vision_tower(self.embed_dim, config["vision_cfg"], quick_gelu)
+        self.visual = build_tower(config, quick_gelu)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         return self.visual(images)
@@ -137,40 +138,9 @@ def build_image_encoder(
 
 
 def load_clip_weights(encoder: ImageEncoder, path: str | Path) -> None:
-    """Load the image tower of a local CLIP checkpoint (the `visual.*` entries of a whole CLIP
-    model, or a bare tower's state dict) into `encoder`; UserError naming the file if it cannot
-    be read or does not fit."""
-    from open_clip.factory import load_state_dict
-
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"--clip-weights {path}: no such file (weights are never downloaded)")
-    try:
-        state = load_state_dict(str(path), weights_only=False)
-    except Exception as err:  # torch.load and safetensors fail in many ways on other files
-        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise UserError(f"--clip-weights {path}: not a CLIP checkpoint ({reason})") from None
-    if any(k.startswith("visual.") for k in state):
-        state = {k.removeprefix("visual."): v for k, v in state.items() if k.startswith("visual.")}
-    try:
-        encoder.visual.load_state_dict(state, strict=True)
-    except RuntimeError as err:
-        first = str(err).strip().splitlines()
-        raise UserError(
-            f"--clip-weights {path}: not the image tower of {encoder.spec.label} "
-            f"({first[1].strip() if len(first) > 1 else first[0]})"
-        ) from None
-
-
-def weights_digest(module: nn.Module) -> str:
-    """sha256 of a module's state: every entry's name, dtype, shape and bytes, in order. Two
-    encoders give the same digest exactly when their weights are the same."""
-    h = hashlib.sha256()
-    for name, tensor in module.state_dict().items():
-        t = tensor.detach().cpu().contiguous()
-        h.update(f"{name}:{t.dtype}:{tuple(t.shape)};".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
-    return h.hexdigest()
+    """Load the image tower of a local CLIP checkpoint into `encoder`; UserError naming the file
+    if it cannot be read or does not fit."""
+    load_tower_weights(encoder.visual, path, "--clip-weights", encoder.spec.label)
 
 
 def parameter_count(module: nn.Module) -> int:

@@ -34,8 +34,9 @@ import torch.nn.functional as F
 
 from tvr.core.jobs import Progress, run_shards
 from tvr.core.jsonl import write_json
+from tvr.training.clip_towers import weights_digest
 from tvr.tranco.data.dataset import TrancoDataset
-from tvr.tranco.models.encoders import ImageEncoder, build_image_encoder, weights_digest
+from tvr.tranco.models.encoders import ImageEncoder, build_image_encoder
 from tvr.tranco.train.images import image_transform, load_images
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from tvr.core.errors import UserError
+from tvr.core.images import open_rgb
 from tvr.tranco.models.encoders import CLIP_MEAN, CLIP_STD
 
 #: how an image is brought to the encoder's square input: open_clip's resize modes
@@ -33,15 +33,7 @@ def image_transform(size: int, resize: str = "crop") -> ImageTransform:
 
 def load_image(path: str | Path, transform: ImageTransform) -> torch.Tensor:
     """One image file through `transform`; UserError naming the file if it cannot be read."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as im:
-            return transform(im.convert("RGB"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: image not found") from None
-    except (UnidentifiedImageError, OSError) as err:
-        raise UserError(f"{path}: not a readable image ({err})") from None
+    return transform(open_rgb(path))
 
 
 def load_images(paths: Sequence[str | Path], transform: ImageTransform) -> torch.Tensor:

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from tvr.core.errors import UserError
+from tvr.core.images import open_rgb
 from tvr.core.jsonl import write_file_bytes
 from tvr.vtt.models.encoder import ClipImageEncoder, EncoderSpec
 
@@ -41,15 +42,7 @@ def image_hash(path: Path) -> str:
 
 def load_image(path: Path, transform: Callable[[Any], torch.Tensor]) -> torch.Tensor:
     """One state image as the encoder's input tensor; UserError naming a broken file."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as img:
-            return transform(img.convert("RGB"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such state image") from None
-    except (OSError, UnidentifiedImageError) as err:
-        raise UserError(f"{path}: not a readable image ({err})") from None
+    return transform(open_rgb(path, "state image"))
 
 
 class FeatureCache:
