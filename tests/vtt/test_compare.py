@@ -112,11 +112,18 @@ def test_labels_from_the_detail_lines_and_absent_metrics(tmp_path, capsys):
     assert "BERTScore: not the paper's setting in both" in doc["notes"]
 
 
+def test_a_metric_with_no_description_scored_by_both_is_left_out(tmp_path, capsys):
+    # CIDEr-D has a value in A on description 0 only, in B on description 1 only
+    a = _write(tmp_path / "a", {**A_SCORES, "CIDEr": [1, None, None, None, None]}, _info())
+    b = _write(tmp_path / "b", {**A_SCORES, "CIDEr": [None, 2, None, None, None]}, _info())
+    doc = json.loads(_compare(capsys, a, b, "--json"))
+    assert "CIDEr" not in [r["metric"] for r in doc["metrics"]]
+    assert doc["notes"][0] == "CIDEr-D: left out, no description has a value in both A and B"
+
+
 @pytest.mark.parametrize(
     ("case", "words"),
-    [
-        ("missing", "nowhere: no such file or folder"),
-        ("empty folder", "empty: no detail.jsonl in this folder"),
+    [  # a missing or empty evaluation: tests/results/test_compare.py, for every benchmark
         ("fewer", "line 5, field 'id': description 2 of 's2' is not in"),
         ("other reference", "line 1, field 'reference': 'chop onion' here, 'cut onion' in"),
         ("bad value", "line 2, field 'BLEU_4': expected a number or null"),
@@ -125,12 +132,7 @@ def test_labels_from_the_detail_lines_and_absent_metrics(tmp_path, capsys):
 def test_bad_input_is_one_line(tmp_path, capsys, case, words):
     a = _write(tmp_path / "a", A_SCORES, _info())
     b = tmp_path / "b"
-    if case == "missing":
-        b = tmp_path / "nowhere"
-    elif case == "empty folder":
-        b = tmp_path / "empty"
-        b.mkdir()
-    elif case == "fewer":
+    if case == "fewer":
         _write(b, {"BLEU_4": [1, 2, 3, 4]}, None, DESCRIPTIONS[:4])
     elif case == "other reference":
         _write(b, B_SCORES, _info(), [("s1", 0, "chop onion"), *DESCRIPTIONS[1:]])

@@ -1,8 +1,13 @@
-"""Shared option helpers for the CLI modules (no logic of the library here)."""
+"""Shared option and output helpers for the CLI modules (no logic of the library here)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from tvr.core.errors import UserError
 from tvr.trance.world.vocab import VIEWS
@@ -30,6 +35,15 @@ def non_negative_int(text: str) -> int:
 
 def positive_float(text: str) -> float:
     return float(_bounded(text, float, 0.0, False, "a positive number"))
+
+
+def non_negative_float(text: str) -> float:
+    return float(_bounded(text, float, 0.0, True, "0 or more"))
+
+
+def devices_option(text: str) -> int | str:
+    """Lightning's --devices: auto or a number of devices."""
+    return text if text == "auto" else positive_int(text)
 
 
 def views_option(text: str) -> tuple[str, ...]:
@@ -65,6 +79,60 @@ def split_counts_option(text: str) -> dict[str, int]:
         ) from None
 
 
+def given_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The options among `names` that were given (not None), by name, in the order of `names`:
+    what a command passes on to a typed config over its defaults."""
+    values = {name: getattr(args, name, None) for name in names}
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise UserError(message)
+
+
+@contextmanager
+def needs_extra(what: str) -> Iterator[None]:
+    """Imports of an optional extra: a missing one is a UserError, `{what}: {the import error}`
+    (e.g. what = "training needs the train and clip extras")."""
+    try:
+        yield
+    except ImportError as err:
+        raise UserError(f"{what}: {err}") from None
+
+
+def print_result(document: Any, lines: list[str], as_json: bool, wrote: str | None = None) -> int:
+    """Print `document` as JSON (--json), or the table's `lines` and then `wrote`, the line that
+    names the files written (if any); 0, the exit status."""
+    if as_json:
+        print(json.dumps(document, indent=2))
+    else:
+        print("\n".join(lines))
+        if wrote:
+            print(wrote)
+    return 0
+
+
+def add_compare_options(p: argparse.ArgumentParser) -> None:
+    """A and B, --labels, --resamples, --seed, --out and --json: the options of every `compare`
+    command (its own options go before)."""
+    p.add_argument("a", type=Path, metavar="A", help="evaluation folder or detail.jsonl")
+    p.add_argument("b", type=Path, metavar="B", help="evaluation folder or detail.jsonl")
+    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"),
+                   help="names of A and B (default their folder names)")  # fmt: skip
+    p.add_argument("--resamples", type=positive_int, default=10000,
+                   help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
+    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
+    p.add_argument("--out", type=Path, help="write compare.json and compare.md here")
+    p.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+
+
+def finish_comparison(args: argparse.Namespace, document: dict[str, Any], lines: list[str]) -> int:
+    """Write compare.json and compare.md into --out (if given), then print the table or --json."""
+    from tvr.results.compare import COMPARE_JSON, COMPARE_MD, write_comparison
+
+    wrote = None
+    if args.out is not None:
+        write_comparison(args.out, document, lines)
+        wrote = f"wrote {args.out}/{COMPARE_JSON}, {COMPARE_MD}"
+    return print_result(document, lines, args.json, wrote)

@@ -6,7 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
-from tvr.cli._common import non_negative_int, positive_float, positive_int, require, size_option
+from tvr.cli._common import (
+    add_compare_options,
+    finish_comparison,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    print_result,
+    require,
+    size_option,
+)
 from tvr.cli.tranco_models import register_models
 
 SETTING_HELP = (
@@ -84,13 +93,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
         write_json(out / "summary.json", summary)
         write_jsonl(out / "detail.jsonl", detail_records(evaluation))
         write_text(out / "table.md", "```\n" + "\n".join(lines) + "\n```\n")
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print("\n".join(lines))
-        if args.out is not None:
-            print(f"wrote {args.out}/summary.json, detail.jsonl, table.md")
-    return 0
+    wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
+    return print_result(summary, lines, args.json, wrote)
 
 
 def register_compare(sub: argparse._SubParsersAction) -> None:
@@ -102,48 +106,27 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
         "R, P, KTD, SD and NSD by the paired sign-flip randomisation test, each with a seeded "
         "95% bootstrap interval of A-B; then EMR by reference length. See docs/tranco.md.",
     )
-    p.add_argument("a", type=Path, metavar="A", help="evaluation folder or detail.jsonl")
-    p.add_argument("b", type=Path, metavar="B", help="evaluation folder or detail.jsonl")
     p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
                    help="the convention of R, P and KTD (default eq2, the paper's)")  # fmt: skip
-    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"),
-                   help="names of A and B (default their folder names)")  # fmt: skip
-    p.add_argument("--resamples", type=positive_int, default=10000,
-                   help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
-    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
-    p.add_argument("--out", type=Path, help="write compare.json and compare.md here")
-    p.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+    add_compare_options(p)
     p.set_defaults(func=compare_command)
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_text
     from tvr.tranco.compare import compare_evaluations, markdown_lines, read_detail
 
     la, lb = args.labels or (None, None)
     a = read_detail(args.a, args.convention, la)
     b = read_detail(args.b, args.convention, lb)
     document = compare_evaluations(a, b, args.convention, args.resamples, args.seed)
-    lines = markdown_lines(document)
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "compare.json", document)
-        write_text(out / "compare.md", "\n".join(lines) + "\n")
-    if args.json:
-        print(json.dumps(document, indent=2))
-    else:
-        print("\n".join(lines))
-        if args.out is not None:
-            print(f"wrote {args.out}/compare.json, compare.md")
-    return 0
+    return finish_comparison(args, document, markdown_lines(document))
 
 
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_samples, write_predictions
     from tvr.tranco.random_baseline import random_predictions
 
-    require(args.min_steps <= args.max_steps,
-            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+    _check_steps(args)
     samples = read_samples(args.samples)
     setting, predictions = random_predictions(
         samples, args.seed, args.candidates, args.min_steps, args.max_steps
@@ -200,13 +183,10 @@ def build_command(args: argparse.Namespace) -> int:
         stratify=not args.no_stratify, tiny_candidates=args.tiny_candidates,
         shard_size=args.shard_size, limit=args.limit,
     )  # fmt: skip
-    require(args.min_steps <= args.max_steps,
-            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+    _check_steps(args)
     report = build_dataset(config, args.out, workers=args.workers, progress=not args.quiet)
     print("\n".join(report.lines()))
-    _print_stats(args.out)
-    print(f"wrote {args.out} in {report.seconds:.1f} s")
-    return 0
+    return _print_dataset(args.out, report.seconds)
 
 
 def register_testbed(sub: argparse._SubParsersAction) -> None:
@@ -251,8 +231,7 @@ def testbed_command(args: argparse.Namespace) -> int:
 
     sizes = tuple(args.sizes) if args.sizes else tuple(allocate(args.num, TABLE2_SPLIT))
     require(sizes[0] >= 1, f"the testbed needs training samples, got sizes {list(sizes)}")
-    require(args.min_steps <= args.max_steps,
-            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+    _check_steps(args)
     width, height = args.image_size
     config = ClipsConfig(
         sizes=sizes, seed=args.seed, min_steps=args.min_steps, max_steps=args.max_steps,
@@ -271,9 +250,7 @@ def testbed_command(args: argparse.Namespace) -> int:
         print(f"worker time over all shards (sampling, rendering, writing): {wall:.1f} s wall, "
               f"{cpu:.1f} s CPU; {samples / wall:.2f} samples/s and {clips / wall:.2f} clips/s "
               f"per worker, {samples / max(cpu, 1e-9):.2f} samples per CPU second")  # fmt: skip
-    _print_stats(args.out)
-    print(f"wrote {args.out} in {report.seconds:.1f} s")
-    return 0
+    return _print_dataset(args.out, report.seconds)
 
 
 def register_stats(sub: argparse._SubParsersAction) -> None:
@@ -298,6 +275,19 @@ def stats_command(args: argparse.Namespace) -> int:
         print(json.dumps(dataset_stats(dataset), indent=2))
     else:
         _print_stats(args.dataset, check_images=not args.no_image_check)
+    return 0
+
+
+def _check_steps(args: argparse.Namespace) -> None:
+    """UserError where --min-steps is above --max-steps."""
+    require(args.min_steps <= args.max_steps,
+            f"--min-steps {args.min_steps} is above --max-steps {args.max_steps}")  # fmt: skip
+
+
+def _print_dataset(out: Path, seconds: float) -> int:
+    """After a build: the dataset's statistics against Table 2, and the time it took."""
+    _print_stats(out)
+    print(f"wrote {out} in {seconds:.1f} s")
     return 0
 
 

@@ -10,7 +10,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import non_negative_int, positive_float, positive_int
+from tvr.cli._common import (
+    devices_option,
+    given_options,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from tvr.core.errors import UserError
 
 #: option dest -> TrancoTrainConfig field, for the options that map one to one
@@ -47,20 +54,6 @@ _FIELDS = (
 )
 
 
-def _devices(text: str) -> int | str:
-    return text if text == "auto" else positive_int(text)
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
 def register_models(sub: argparse._SubParsersAction) -> None:
     """Add `train` and `predict` to the `tvr tranco` sub-commands."""
     p = sub.add_parser(
@@ -77,8 +70,8 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--data", type=str, help="the dataset folder")
     p.add_argument("--config", type=Path, help="a run's config.json to start from (options win)")
-    p.add_argument("--model", help="encoder-decoder: rn101, vitb32, vitb16, small or smallrn with -t or -g, "
-                   "or the paper's spelling (ViT-B/32-T); default small-t")
+    p.add_argument("--model", help="encoder-decoder: rn101, vitb32, vitb16, small or smallrn "
+                   "with -t or -g, or the paper's spelling (ViT-B/32-T); default small-t")  # fmt: skip
     p.add_argument("--strategy", choices=("frozen", "scratch", "finetune"),
                    help="Table 7: the CLIP encoder fixed (default; features cached), trained "
                    "from random weights, or trained from --clip-weights")  # fmt: skip
@@ -95,20 +88,20 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=positive_int, help="default 32")
     p.add_argument("--lr", type=positive_float, help="the lr after warm-up (default 2e-4)")
     p.add_argument("--warmup-steps", type=non_negative_int, help="default 2000 (the paper's)")
-    p.add_argument("--weight-decay", type=_non_negative_float, help="AdamW's (default 0.01)")
+    p.add_argument("--weight-decay", type=non_negative_float, help="AdamW's (default 0.01)")
     p.add_argument(
         "--encoder-lr", type=positive_float, help="a trained encoder's lr (default --lr)"
     )
     p.add_argument("--train-candidates", type=positive_int, help="K (default 20, the paper's)")
     p.add_argument("--clip-frames", type=positive_int, help="frames per clip vector (default 3)")
     p.add_argument("--tau", type=positive_float, help="InfoNCE temperature (default 1)")
-    p.add_argument("--dropout", type=_non_negative_float, help="default 0.1")
+    p.add_argument("--dropout", type=non_negative_float, help="default 0.1")
     p.add_argument("--max-steps", type=positive_int, help="most clips predicted (default 7)")
     p.add_argument("--min-steps", type=non_negative_int, help="fewest clips predicted (default 1)")
     p.add_argument("--seed", type=non_negative_int, help="default 0")
     p.add_argument("--num-workers", type=non_negative_int, help="data loader workers (default 0)")
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=_devices, help="auto or a number of devices")
+    p.add_argument("--devices", type=devices_option, help="auto or a number of devices")
     p.add_argument("--precision", help="auto (mixed on GPUs; default), 32-true, bf16-mixed, ...")
     p.add_argument("--feature-cache", help="the feature cache folder (default DATASET/features)")
     p.add_argument("--feature-batch-size", type=positive_int, help="images per encoder batch "
@@ -151,10 +144,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
             base = TrancoTrainConfig.load(args.config).to_dict()
         except (OSError, TypeError, ValueError) as err:
             raise UserError(f"--config {args.config}: not a TrancoNet config ({err})") from None
-    for name in _FIELDS:
-        value = getattr(args, name, None)
-        if value is not None:
-            base[name] = value
+    base.update(given_options(args, _FIELDS))
     if args.no_quick_gelu:
         base["quick_gelu"] = False
     if args.no_resume:

@@ -10,6 +10,8 @@ Scored on the same samples, they are compared sample by sample, under one conven
   A sample where A or B has no value (null) is left out of that metric, and counted.
 
 Also EMR by reference length: each side's EMR and the samples only A or only B gets right.
+What every comparison does alike (the detail files, a metric's row, the table, the files
+written) is `tvr.results.compare`'s.
 """
 
 from __future__ import annotations
@@ -20,25 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.jsonl import iter_jsonl
-from tvr.core.stats import (
-    EXACT_FLIPS,
-    PairedScores,
-    compare_paired,
-    compare_paired_scores,
-    mcnemar_exact,
-)
+from tvr.core.stats import compare_paired, mcnemar_exact
+from tvr.results import compare as shared
 from tvr.tranco.metrics import CONVENTIONS, METRICS
-
-DETAIL = "detail.jsonl"
 
 #: the metrics with a number per sample (EMR, right or wrong, is compared apart)
 SCORE_METRICS: tuple[str, ...] = tuple(m for m in METRICS if m != "EMR")
 
 #: metrics where lower is better
 LOWER_IS_BETTER: tuple[str, ...] = ("KTD", "SD", "NSD")
-
-COLUMNS = ("metric", "n", "A", "B", "A-B", "95% low", "95% high", "p", "test")
 
 
 @dataclass(frozen=True)
@@ -62,23 +54,7 @@ class Detail:
 
 def detail_file(path: str | Path) -> Path:
     """The detail.jsonl of an evaluation folder, or the file itself; UserError if there is none."""
-    path = Path(path)
-    if path.is_dir():
-        if not (path / DETAIL).is_file():
-            raise UserError(f"{path}: no {DETAIL} in this folder (write it with "
-                            "`tvr tranco evaluate --out`)")  # fmt: skip
-        return path / DETAIL
-    if not path.is_file():
-        raise UserError(f"{path}: no such file or folder")
-    return path
-
-
-def default_label(path: str | Path) -> str:
-    """A folder's name; for a file its folder's name if it is called detail.jsonl, else its stem."""
-    path = Path(path)
-    if path.is_dir():
-        return path.resolve().name
-    return path.resolve().parent.name if path.name == DETAIL else path.stem
+    return shared.detail_file(path, "tvr tranco evaluate --out")
 
 
 def read_detail(path: str | Path, convention: str, label: str | None = None) -> Detail:
@@ -87,12 +63,8 @@ def read_detail(path: str | Path, convention: str, label: str | None = None) -> 
         raise UserError(f"unknown convention {convention!r} (known: {', '.join(CONVENTIONS)})")
     file = detail_file(path)
     samples: dict[str, SampleDetail] = {}
-    for lineno, row in iter_jsonl(file):
-        if not isinstance(row, dict):
-            raise InputError(file, lineno, None, "expected a JSON object")
-        sample_id = row.get("id")
-        if not isinstance(sample_id, str):
-            raise InputError(file, lineno, "id", "expected the sample id as a string")
+    for lineno, row in shared.detail_rows(file):
+        sample_id = row["id"]
         if sample_id in samples:
             raise InputError(file, lineno, "id", f"sample {sample_id!r} is scored twice")
         length = row.get("length")
@@ -105,30 +77,22 @@ def read_detail(path: str | Path, convention: str, label: str | None = None) -> 
         )
     if not samples:
         raise UserError(f"{file}: no samples")
-    return Detail(file, label if label is not None else default_label(path), samples)
+    return Detail(file, label if label is not None else shared.default_label(path), samples)
 
 
 def _values(found: Any, file: Path, line: int, convention: str) -> dict[str, float | None]:
     if not isinstance(found, dict):
         raise InputError(file, line, convention, "expected the metrics of this convention")
-    values: dict[str, float | None] = {}
-    for metric in SCORE_METRICS:
-        value = found.get(metric)
-        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            raise InputError(file, line, f"{convention}.{metric}", "expected a number or null")
-        values[metric] = None if value is None else float(value)
-    return values
+    value = shared.number_or_none
+    return {metric: value(found.get(metric), file, line, f"{convention}.{metric}")
+            for metric in SCORE_METRICS}  # fmt: skip
 
 
 def check_same_samples(a: Detail, b: Detail) -> None:
     """UserError naming the file and line of the first sample that only one scores, or that the
     two give different lengths."""
-    for this, other in ((b, a), (a, b)):
-        for sample_id, sample in this.samples.items():
-            if sample_id not in other.samples:
-                raise InputError(this.path, sample.line, "id",
-                                 f"sample {sample_id!r} is not in {other.path} (the two "
-                                 "evaluations must score the same samples)")  # fmt: skip
+    shared.check_same_keys((a.path, a.samples), (b.path, b.samples),
+                           lambda key: f"sample {key!r}", "samples")  # fmt: skip
     for sample_id, sample in b.samples.items():
         length = a.samples[sample_id].length
         if sample.length != length:
@@ -148,18 +112,15 @@ def compare_evaluations(
         if metric == "EMR":
             rows.append(_emr_row(a, b, resamples, seed))
             continue
-        row = _score_row(a, b, metric, resamples, seed)
-        if not row["n"]:
-            notes.append(f"{metric}: left out, no sample has a value in both A and B")
-            continue
-        if row["left_out"]:
-            notes.append(f"{metric}: compared on {row['n']} of {len(a.samples)} samples "
-                         f"({row['left_out']} without a value in A or B)")  # fmt: skip
-        rows.append(row)
+        row = shared.score_row(metric, _scores(a, metric), _scores(b, metric), resamples, seed)
+        note = shared.coverage_note(metric, row, len(a.samples), "sample")
+        if note:
+            notes.append(note)
+        if row["n"]:
+            rows.append(row)
     return {
         "benchmark": "tranco",
-        "a": {"label": a.label, "detail": str(a.path)},
-        "b": {"label": b.label, "detail": str(b.path)},
+        **shared.sides(a, b),
         "convention": convention,
         "samples": len(a.samples),
         "resamples": resamples,
@@ -169,6 +130,10 @@ def compare_evaluations(
         "lower_is_better": list(LOWER_IS_BETTER),
         "notes": notes,
     }
+
+
+def _scores(detail: Detail, metric: str) -> dict[str, float | None]:
+    return {k: s.values[metric] for k, s in detail.samples.items()}
 
 
 def _emr_row(a: Detail, b: Detail, resamples: int, seed: int) -> dict[str, Any]:
@@ -181,29 +146,6 @@ def _emr_row(a: Detail, b: Detail, resamples: int, seed: int) -> dict[str, Any]:
             "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
             "p": c.p_value, "test": "McNemar exact", "only_a": c.only_a, "only_b": c.only_b,
             "left_out": 0}  # fmt: skip
-
-
-def _score_row(a: Detail, b: Detail, metric: str, resamples: int, seed: int) -> dict[str, Any]:
-    both = [k for k, s in a.samples.items()
-            if s.values[metric] is not None
-            and b.samples[k].values[metric] is not None]  # fmt: skip
-    left_out = len(a.samples) - len(both)
-    if not both:
-        return {"metric": metric, "n": 0, "left_out": left_out}
-    c = compare_paired_scores(
-        {k: a.samples[k].values[metric] for k in both},
-        {k: b.samples[k].values[metric] for k in both},
-        resamples, seed,
-    )  # fmt: skip
-    return _row_of(metric, c, left_out)
-
-
-def _row_of(metric: str, c: PairedScores, left_out: int) -> dict[str, Any]:
-    """One row of the table from a sign-flip comparison."""
-    return {"metric": metric, "n": c.n, "a": c.mean_a, "b": c.mean_b, "difference": c.difference,
-            "low": c.interval[0], "high": c.interval[1], "p": c.p_value,
-            "test": "sign-flip, exact" if c.exact else "sign-flip, random",
-            "left_out": left_out}  # fmt: skip
 
 
 def emr_by_length(a: Detail, b: Detail) -> list[dict[str, Any]]:
@@ -226,41 +168,26 @@ def emr_by_length(a: Detail, b: Detail) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def p_text(p: float) -> str:
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
-
-
 def markdown_lines(document: dict[str, Any]) -> list[str]:
     """compare.md: the heading, the metric table, the notes, EMR by length."""
-    a, b = document["a"], document["b"]
+    how = (
+        f"{document['samples']} samples, convention {document['convention']}. Paired on each "
+        "sample: EMR by the exact McNemar test, the others by "
+        f"{shared.sign_flip_text(document, 'sample')}. Lower is better for "
+        f"{', '.join(document['lower_is_better'])}."
+    )
     lines = [
-        f"# TRANCO: {a['label']} (A) against {b['label']} (B)",
-        "",
-        f"A: `{a['detail']}`; B: `{b['detail']}`; {document['samples']} samples, convention "
-        f"{document['convention']}. Paired on each sample: EMR by the exact McNemar test, the "
-        "others by the sign-flip randomisation test (exact over every sign pattern when at most "
-        f"{EXACT_FLIPS} samples differ, else seeded random patterns); 95%: percentile bootstrap "
-        f"of A-B ({document['resamples']} resamples, seed {document['seed']}). Lower is better for "
-        f"{', '.join(document['lower_is_better'])}.",
-        "",
-        _row(COLUMNS),
-        _row(["---"] + ["---:"] * (len(COLUMNS) - 2) + ["---"]),
+        *shared.heading_lines("TRANCO", document, how),
+        *shared.metric_table(document["metrics"]),
     ]
-    for r in document["metrics"]:
-        lines.append(_row([r["metric"], str(r["n"]), f"{r['a']:.4f}", f"{r['b']:.4f}",
-                           f"{r['difference']:+.4f}", f"{r['low']:+.4f}", f"{r['high']:+.4f}",
-                           p_text(r["p"]), r["test"]]))  # fmt: skip
     emr = next(r for r in document["metrics"] if r["metric"] == "EMR")
     lines += ["", f"EMR: {emr['only_a']} samples right in A only, {emr['only_b']} in B only."]
     lines += [f"Note: {note}." for note in document["notes"]]
     lines += ["", "## EMR by reference length", "",
-              _row(("steps", "samples", "A", "B", "A only", "B only", "p")),
-              _row(["---"] + ["---:"] * 6)]  # fmt: skip
+              shared.table_row(("steps", "samples", "A", "B", "A only", "B only", "p")),
+              shared.table_row(["---"] + ["---:"] * 6)]  # fmt: skip
     for r in document["emr_by_length"]:
-        lines.append(_row([str(r["length"]), str(r["samples"]), f"{r['a']:.4f}", f"{r['b']:.4f}",
-                           str(r["a_only"]), str(r["b_only"]), p_text(r["p"])]))  # fmt: skip
+        lines.append(shared.table_row([str(r["length"]), str(r["samples"]), f"{r['a']:.4f}",
+                                       f"{r['b']:.4f}", str(r["a_only"]), str(r["b_only"]),
+                                       shared.p_text(r["p"])]))  # fmt: skip
     return lines
-
-
-def _row(cells: Any) -> str:
-    return "| " + " | ".join(cells) + " |"

@@ -10,7 +10,8 @@ randomisation test and a seeded percentile bootstrap interval of the mean differ
 Left out with a note: a metric that did not run in A or B ("unavailable", or no values), and a
 metric computed in different settings (one labelled "not the paper's setting", the other not).
 Noted and compared: settings that differ only in their wording (versions, model paths), and
-descriptions without a value in A or B (counted).
+descriptions without a value in A or B (counted). What every comparison does alike (the detail
+files, a metric's row, the table, the files written) is `tvr.results.compare`'s.
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.jsonl import iter_jsonl
-from tvr.core.stats import EXACT_FLIPS, compare_paired_scores
+from tvr.results import compare as shared
+from tvr.results.compare import DETAIL
 from tvr.vtt.paper import METRICS
 
-DETAIL = "detail.jsonl"
 SUMMARY = "summary.json"
 
 #: the metrics' names in the table
@@ -37,8 +37,6 @@ NAMES: dict[str, str] = {
     "SPICE": "SPICE",
     "BERTScore": "BERTScore",
 }
-
-COLUMNS = ("metric", "n", "A", "B", "A-B", "95% low", "95% high", "p", "test")
 
 
 @dataclass(frozen=True)
@@ -63,23 +61,7 @@ class Detail:
 
 def detail_file(path: str | Path) -> Path:
     """The detail.jsonl of an evaluation folder, or the file itself; UserError if there is none."""
-    path = Path(path)
-    if path.is_dir():
-        if not (path / DETAIL).is_file():
-            raise UserError(f"{path}: no {DETAIL} in this folder (write it with "
-                            "`tvr vtt evaluate --out`)")  # fmt: skip
-        return path / DETAIL
-    if not path.is_file():
-        raise UserError(f"{path}: no such file or folder")
-    return path
-
-
-def default_label(path: str | Path) -> str:
-    """A folder's name; for a file its folder's name if it is called detail.jsonl, else its stem."""
-    path = Path(path)
-    if path.is_dir():
-        return path.resolve().name
-    return path.resolve().parent.name if path.name == DETAIL else path.stem
+    return shared.detail_file(path, "tvr vtt evaluate --out")
 
 
 def read_detail(path: str | Path, label: str | None = None) -> Detail:
@@ -88,11 +70,7 @@ def read_detail(path: str | Path, label: str | None = None) -> Detail:
     file = detail_file(path)
     descriptions: dict[str, Description] = {}
     labels: dict[str, str] = {}
-    for lineno, row in iter_jsonl(file):
-        if not isinstance(row, dict):
-            raise InputError(file, lineno, None, "expected a JSON object")
-        if not isinstance(row.get("id"), str):
-            raise InputError(file, lineno, "id", "expected the sample id as a string")
+    for lineno, row in shared.detail_rows(file):
         index = row.get("index")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise InputError(file, lineno, "index", "expected the description's index (0, 1, ...)")
@@ -109,18 +87,14 @@ def read_detail(path: str | Path, label: str | None = None) -> Detail:
                 labels.setdefault(metric, row[f"{metric}_note"])
     if not descriptions:
         raise UserError(f"{file}: no descriptions")
-    return Detail(file, label if label is not None else default_label(path), descriptions,
+    return Detail(file, label if label is not None else shared.default_label(path), descriptions,
                   labels, _metric_info(file.parent / SUMMARY, file))  # fmt: skip
 
 
 def _values(row: dict[str, Any], file: Path, line: int) -> dict[str, float | None]:
-    values: dict[str, float | None] = {}
-    for metric in METRICS:
-        value = row.get(metric)
-        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            raise InputError(file, line, metric, "expected a number or null")
-        values[metric] = None if value is None else float(value)
-    return values
+    return {
+        metric: shared.number_or_none(row.get(metric), file, line, metric) for metric in METRICS
+    }
 
 
 def _metric_info(summary: Path, detail: Path) -> dict[str, dict[str, Any]]:
@@ -140,19 +114,20 @@ def _metric_info(summary: Path, detail: Path) -> dict[str, dict[str, Any]]:
 def check_same_descriptions(a: Detail, b: Detail) -> None:
     """UserError naming the file and line of the first description that only one scores, or
     whose reference differs."""
-    for this, other in ((b, a), (a, b)):
-        for key, d in this.descriptions.items():
-            if key not in other.descriptions:
-                sample_id, index = key.rsplit("/", 1)
-                raise InputError(this.path, d.line, "id",
-                                 f"description {index} of {sample_id!r} is not in {other.path} "
-                                 "(the two evaluations must score the same split)")  # fmt: skip
+    shared.check_same_keys((a.path, a.descriptions), (b.path, b.descriptions),
+                           _description_name, "split")  # fmt: skip
     for key, d in b.descriptions.items():
         ref = a.descriptions[key].reference
         if d.reference is not None and ref is not None and d.reference != ref:
             raise InputError(b.path, d.line, "reference",
                              f"{d.reference!r} here, {ref!r} in {a.path}: not the same "
                              "records")  # fmt: skip
+
+
+def _description_name(key: str) -> str:
+    """How the messages name a description: the key "s2/2" is description 2 of 's2'."""
+    sample_id, index = key.rsplit("/", 1)
+    return f"description {index} of {sample_id!r}"
 
 
 def _unavailable(detail: Detail, metric: str) -> str | None:
@@ -199,27 +174,17 @@ def compare_evaluations(
         setting_b = b.info.get(metric, {}).get("setting")
         if setting_a and setting_b and setting_a != setting_b:
             notes.append(f"{name}: the settings read differently (A: {setting_a}; B: {setting_b})")
-        both = [k for k, d in a.descriptions.items()
-                if d.values[metric] is not None
-                and b.descriptions[k].values[metric] is not None]  # fmt: skip
-        left_out = len(a.descriptions) - len(both)
-        if left_out:
-            notes.append(f"{name}: compared on {len(both)} of {len(a.descriptions)} descriptions "
-                         f"({left_out} without a value in A or B)")  # fmt: skip
-        c = compare_paired_scores(
-            {k: a.descriptions[k].values[metric] for k in both},
-            {k: b.descriptions[k].values[metric] for k in both},
-            resamples, seed,
-        )  # fmt: skip
-        rows.append({"metric": metric, "name": name, "n": c.n, "a": c.mean_a, "b": c.mean_b,
-                     "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
-                     "p": c.p_value, "test": "sign-flip, exact" if c.exact else "sign-flip, random",
-                     "left_out": left_out})  # fmt: skip
+        row = shared.score_row(metric, _scores(a, metric), _scores(b, metric), resamples, seed,
+                               name=name)  # fmt: skip
+        note = shared.coverage_note(name, row, len(a.descriptions), "description")
+        if note:
+            notes.append(note)
+        if row["n"]:
+            rows.append(row)
     samples = {key.rsplit("/", 1)[0] for key in a.descriptions}
     return {
         "benchmark": "vtt",
-        "a": {"label": a.label, "detail": str(a.path)},
-        "b": {"label": b.label, "detail": str(b.path)},
+        **shared.sides(a, b),
         "samples": len(samples),
         "descriptions": len(a.descriptions),
         "scale": "x100",
@@ -230,37 +195,22 @@ def compare_evaluations(
     }
 
 
-def p_text(p: float) -> str:
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+def _scores(detail: Detail, metric: str) -> dict[str, float | None]:
+    return {k: d.values[metric] for k, d in detail.descriptions.items()}
 
 
 def markdown_lines(document: dict[str, Any]) -> list[str]:
     """compare.md: the heading, the metric table, the notes."""
-    a, b = document["a"], document["b"]
-    lines = [
-        f"# VTT: {a['label']} (A) against {b['label']} (B)",
-        "",
-        f"A: `{a['detail']}`; B: `{b['detail']}`; {document['descriptions']} descriptions of "
-        f"{document['samples']} samples, each metric x100 per description. Paired on each "
-        "description by the sign-flip randomisation test (exact over every sign pattern when "
-        f"at most {EXACT_FLIPS} descriptions differ, else seeded random patterns); 95%: "
-        f"percentile bootstrap of A-B ({document['resamples']} resamples, seed "
-        f"{document['seed']}).",
-        "",
-        _row(COLUMNS),
-        _row(["---"] + ["---:"] * (len(COLUMNS) - 2) + ["---"]),
-    ]
-    for r in document["metrics"]:
-        lines.append(_row([r["name"], str(r["n"]), f"{r['a']:.2f}", f"{r['b']:.2f}",
-                           f"{r['difference']:+.2f}", f"{r['low']:+.2f}", f"{r['high']:+.2f}",
-                           p_text(r["p"]), r["test"]]))  # fmt: skip
+    how = (
+        f"{document['descriptions']} descriptions of {document['samples']} samples, each metric "
+        "x100 per description. Paired on each description by "
+        f"{shared.sign_flip_text(document, 'description')}."
+    )
+    lines = [*shared.heading_lines("VTT", document, how),
+             *shared.metric_table(document["metrics"], name="name", digits=2)]  # fmt: skip
     if not document["metrics"]:
         lines.append("(no metric was computed in both)")
     if document["notes"]:
         lines.append("")
         lines += [f"Note: {note}." for note in document["notes"]]
     return lines
-
-
-def _row(cells: Any) -> str:
-    return "| " + " | ".join(cells) + " |"
