@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
         help="score predicted descriptions with the paper's metrics",
-        description="Score a prediction file (JSON lines {\"id\", \"transformations\": [N "
+        description='Score a prediction file (JSON lines {"id", "transformations": [N '
         "strings]}) against the records of one split as the paper's evaluation does: each "
         "description against its reference, averaged over descriptions, x100: BLEU-4 (NLTK, "
         "smoothing 7), METEOR, ROUGE-L, CIDEr-D (coco-caption), SPICE (only with a local "
@@ -88,6 +89,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    from tvr.cli._common import print_result
     from tvr.core.errors import UserError
     from tvr.vtt.evaluate import evaluate, write_evaluation
     from tvr.vtt.metrics.suite import MetricOptions
@@ -104,18 +106,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
     result = evaluate(args.records, args.predictions, args.split, options)
     if args.out is not None:
         write_evaluation(result, args.out)
-    if args.json:
-        print(json.dumps(result.summary, indent=2))
-    else:
-        print("\n".join(result.table))
-        if args.out is not None:
-            print(f"wrote {args.out}/summary.json, detail.jsonl, table.md")
-    return 0
+    wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
+    return print_result(result.summary, result.table, args.json, wrote)
 
 
 def register_compare(sub: argparse._SubParsersAction) -> None:
     """`tvr vtt compare`."""
-    from tvr.cli._common import non_negative_int, positive_int
+    from tvr.cli._common import add_compare_options
 
     p = sub.add_parser(
         "compare",
@@ -126,37 +123,18 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
         "seeded 95% bootstrap interval of A-B, x100. A metric unavailable in either, or "
         "computed in different settings, is left out with a note. See docs/vtt.md.",
     )
-    p.add_argument("a", type=Path, metavar="A", help="evaluation folder or detail.jsonl")
-    p.add_argument("b", type=Path, metavar="B", help="evaluation folder or detail.jsonl")
-    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"),
-                   help="names of A and B (default their folder names)")  # fmt: skip
-    p.add_argument("--resamples", type=positive_int, default=10000,
-                   help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
-    p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
-    p.add_argument("--out", type=Path, help="write compare.json and compare.md here")
-    p.add_argument("--json", action="store_true", help="print compare.json instead of the table")
+    add_compare_options(p)
     p.set_defaults(func=compare_command)
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_text
+    from tvr.cli._common import finish_comparison
     from tvr.vtt.compare import compare_evaluations, markdown_lines, read_detail
 
     la, lb = args.labels or (None, None)
     document = compare_evaluations(read_detail(args.a, la), read_detail(args.b, lb),
                                    args.resamples, args.seed)  # fmt: skip
-    lines = markdown_lines(document)
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "compare.json", document)
-        write_text(out / "compare.md", "\n".join(lines) + "\n")
-    if args.json:
-        print(json.dumps(document, indent=2))
-    else:
-        print("\n".join(lines))
-        if args.out is not None:
-            print(f"wrote {args.out}/compare.json, compare.md")
-    return 0
+    return finish_comparison(args, document, markdown_lines(document))
 
 
 # --- build: records and states from COIN / CrossTask and local videos ---------------------------
@@ -428,7 +406,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                    help="paper: CLIP ViT-L-14, width 512, 8 heads (default); tiny: a 2-layer "
                    "64-px ViT, width 64, 4 heads, for CPU runs and tests")  # fmt: skip
     p.add_argument("--encoder", help="an open_clip architecture (ViT-L-14, ViT-B-32, RN101, "
-                   "...; ViT-L-14-quickgelu for OpenAI's weights) or tvr-tiny")  # fmt: skip
+                   "...; ViT-L-14-quickgelu for OpenAI's weights), tvr-tiny or tvr-tiny-128")  # fmt: skip
     p.add_argument("--encoder-weights", help="a local CLIP checkpoint file (none: random weights "
                    "from --encoder-seed; nothing is downloaded)")  # fmt: skip
     p.add_argument("--encoder-seed", type=int, help="seed of random encoder weights (default 0)")
@@ -529,14 +507,13 @@ def _decode_options(p: argparse.ArgumentParser, sampling: bool) -> None:
 
 
 def train_command(args: argparse.Namespace) -> int:
+    from tvr.cli._common import given_options, needs_extra
     from tvr.core.errors import UserError
 
-    try:
+    with needs_extra("training needs the train and clip extras"):
         from tvr.vtt.models.config import PRESETS, part_defaults
         from tvr.vtt.train.config import VttTrainConfig
         from tvr.vtt.train.run import train
-    except ImportError as err:
-        raise UserError(f"training needs the train and clip extras: {err}") from None
     ablated = [p for p in ("diff", "mtm", "aux") if getattr(args, f"no_{p}")]
     if ablated and args.model != "ttnet":
         raise UserError(f"--no-{ablated[0]} is an ablation of ttnet; {args.model} has no "
@@ -550,9 +527,7 @@ def train_command(args: argparse.Namespace) -> int:
         values["freeze_encoder"] = False
     if args.no_cascade:
         values["cascade"] = False
-    for name in _TRAIN_FIELDS:
-        if getattr(args, name, None) is not None:
-            values[name] = getattr(args, name)
+    values.update(given_options(args, _TRAIN_FIELDS))
     try:
         config = VttTrainConfig(**values)
     except ValueError as err:
@@ -563,18 +538,13 @@ def train_command(args: argparse.Namespace) -> int:
 
 
 def predict_command(args: argparse.Namespace) -> int:
+    from tvr.cli._common import needs_extra
     from tvr.core.errors import UserError
 
-    try:
-        from tvr.core.jsonl import write_json
-        from tvr.vtt.baselines import config_path
-        from tvr.vtt.data.predictions import write_predictions
+    with needs_extra("prediction needs the train and clip extras"):
         from tvr.vtt.models.decoding import DecodeOptions
         from tvr.vtt.train.predict import load_module, predict
-    except ImportError as err:
-        raise UserError(f"prediction needs the train and clip extras: {err}") from None
-    if args.out.is_dir():
-        raise UserError(f"--out {args.out} is a folder; give a file name")
+    _check_prediction_file(args.out)
     checkpoint = args.checkpoint or args.run / "checkpoints" / "best.ckpt"
     try:
         options = DecodeOptions(args.decode, beam_size=args.beam_size, top_k=args.top_k,
@@ -582,37 +552,48 @@ def predict_command(args: argparse.Namespace) -> int:
                                 repetition_penalty=args.repetition_penalty, seed=args.seed)  # fmt: skip
     except ValueError as err:
         raise UserError(str(err)) from None
-    import torch
-
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = _device()
     module = load_module(checkpoint, device)
     data = args.data or module.config.data
     found = predict(module, data, args.split, options, args.feature_cache, device=device)
-    write_predictions(args.out, found)
-    write_json(config_path(args.out), {"checkpoint": str(checkpoint), "data": str(data),
-                                       "split": args.split, "decode": vars(options)})  # fmt: skip
-    print(f"wrote {args.out} ({len(found)} samples)")
-    return 0
+    settings = {"checkpoint": str(checkpoint), "data": str(data), "split": args.split,
+                "decode": vars(options)}  # fmt: skip
+    return _write_prediction_file(args.out, found, settings)
 
 
 def baseline_command(args: argparse.Namespace) -> int:
-    from tvr.core.errors import UserError
-    from tvr.core.jsonl import write_json
+    from tvr.cli._common import needs_extra
 
-    try:
-        from tvr.vtt.baselines import NearestConfig, config_path, nearest_predictions
-        from tvr.vtt.data.predictions import write_predictions
-    except ImportError as err:
-        raise UserError(f"the baseline needs the clip extra: {err}") from None
-    if args.out.is_dir():
-        raise UserError(f"--out {args.out} is a folder; give a file name")
+    with needs_extra("the baseline needs the clip extra"):
+        from tvr.vtt.baselines import NearestConfig, nearest_predictions
+    _check_prediction_file(args.out)
     config = NearestConfig(data=str(args.data), split=args.split, encoder=args.encoder,
                            encoder_weights=args.encoder_weights, encoder_seed=args.encoder_seed,
                            pair=args.pair, feature_cache=str(args.feature_cache))  # fmt: skip
+    found = nearest_predictions(config, _device())
+    return _write_prediction_file(args.out, found, config.to_dict())
+
+
+def _check_prediction_file(out: Path) -> None:
+    from tvr.core.errors import UserError
+
+    if out.is_dir():
+        raise UserError(f"--out {out} is a folder; give a file name")
+
+
+def _device() -> str:
     import torch
 
-    found = nearest_predictions(config, "cuda" if torch.cuda.is_available() else "cpu")
-    write_predictions(args.out, found)
-    write_json(config_path(args.out), config.to_dict())
-    print(f"wrote {args.out} ({len(found)} samples)")
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _write_prediction_file(out: Path, found: Any, settings: dict[str, Any]) -> int:
+    """Write the predictions, their settings beside them (OUT with .config.json), and say so."""
+    from tvr.core.jsonl import write_json
+    from tvr.vtt.baselines import config_path
+    from tvr.vtt.data.predictions import write_predictions
+
+    write_predictions(out, found)
+    write_json(config_path(out), settings)
+    print(f"wrote {out} ({len(found)} samples)")
     return 0

@@ -38,6 +38,14 @@ TINY_ARCHITECTURES: dict[str, dict[str, Any]] = {
                        "head_width": 32},
         "text_cfg": {"context_length": 8, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1},
     },
+    # the same tower on 128-pixel images (64 patches): small objects of the testbed stay visible
+    "tvr-tiny-128": {
+        "base": "ViT-B-32",
+        "embed_dim": 64,
+        "vision_cfg": {"image_size": 128, "layers": 2, "width": 64, "patch_size": 16,
+                       "head_width": 32},
+        "text_cfg": {"context_length": 8, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1},
+    },
 }  # fmt: skip
 #: changes when the preprocessing below changes (part of the cache key)
 PREPROCESS_VERSION = 1
