@@ -25,10 +25,12 @@ from tvr.trance.testbeds.text import (
     REFER_ATTRIBUTES,
     SIDE_WORDS,
     TEMPLATES,
+    StepReading,
     TextTestbedConfig,
     describe_sample,
     describe_step,
     make_text_testbed,
+    read_step_text,
     refer,
     sample_states,
     split_of,
@@ -200,6 +202,31 @@ def test_same_seed_same_words_and_seeds_vary_the_phrasing():
     b = [describe_sample(s, np.random.default_rng([0, i])) for i, s in enumerate(samples)]
     c = [describe_sample(s, np.random.default_rng([1, i])) for i, s in enumerate(samples)]
     assert a == b and a != c
+
+
+def test_a_description_reads_back_into_its_kind_and_new_value():
+    samples = _samples(120, seed=3)
+    kinds = set()
+    for i, sample in enumerate(samples):
+        for step, said in zip(sample.steps, describe_sample(sample, np.random.default_rng([5, i])),
+                              strict=True):  # fmt: skip
+            told = read_step_text(said.text)
+            value = vocab.VALUES[step.value]
+            if said.kind in ("out", "in"):  # their words tell the direction, not the distance
+                value = value.rsplit(".", 1)[0]
+            assert told is not None and (told.kind, told.value) == (said.kind, value), said.text
+            assert said.text.startswith(told.ref) or said.text.startswith("someone")
+            kinds.add(told.kind)
+    assert kinds == set(TEMPLATES)
+    # a tokenizer's spacing and case are forgiven; anything else fits no template
+    told = read_step_text("The Medium - sized thing is painted  cyan .")
+    assert (told.kind, told.value, told.ref) == ("color", "color.cyan", "the medium-sized thing")
+    assert read_step_text("the block is resized to big") == StepReading(
+        "size", "size.large", "the block"
+    )
+    assert read_step_text("the cube is painted purple-ish") is None
+    assert read_step_text("the cube slides far upward") is None
+    assert read_step_text("") is None
 
 
 def test_fixed_phrasing_gives_one_wording_per_step():

@@ -51,9 +51,10 @@ import hashlib
 import io
 import itertools
 import os
+import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -412,6 +413,81 @@ def wording(config: TextTestbedConfig, number: int) -> Chooser:
     if config.phrasing == "fixed":
         return FirstChoice()
     return np.random.default_rng([config.seed, number, TEXT_STREAM])
+
+
+# --- reading a description back --------------------------------------------------------------
+@dataclass(frozen=True)
+class StepReading:
+    """What a description in the templates' words tells: the kind of step and the new value
+    ("color.green", "size.large", "shape.cube", "material.metal"; a move within view
+    "position.<direction>.<steps>", a move out or in "position.<direction>"), and the words that
+    name the object."""
+
+    kind: str
+    value: str
+    ref: str
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+def _canonical(table: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    return {word: key for key, words in table.items() for word in words}
+
+
+_READ_FIELDS: dict[str, dict[str, str]] = {
+    "color": {c: c for c in vocab.COLORS},
+    "material": _canonical(NEW_MATERIAL),
+    "shape": _canonical({k: v for k, v in NOUNS.items() if k}),
+    "size": _canonical(NEW_SIZE),
+    "change": {w: w for w in GROW + SHRINK},
+    "distance": {w: str(k) for k, words in DISTANCE_WORDS.items() for w in words},
+    "direction": _canonical(DIRECTION_WORDS),
+    "side": {side: direction for direction, side in SIDE_WORDS.items()},
+}
+
+
+def _template_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"\{(\w+)\}", template)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(re.escape(part))
+        elif part == "ref":
+            out.append("(?P<ref>.+?)")
+        else:
+            out.append(f"(?P<{part}>{_alternatives(_READ_FIELDS[part])})")
+    return re.compile("".join(out))
+
+
+_READERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, _template_pattern(t)) for kind, templates in TEMPLATES.items() for t in templates
+)
+
+
+def _told_value(kind: str, fields: Mapping[str, str]) -> str:
+    if kind in ("color", "material", "shape", "size"):
+        return f"{kind}.{_READ_FIELDS[kind][fields[kind]]}"
+    if kind == "in":
+        return f"position.{_READ_FIELDS['side'][fields['side']]}"
+    direction = _READ_FIELDS["direction"][fields["direction"]]
+    if kind == "out":
+        return f"position.{direction}"
+    return f"position.{direction}.{_READ_FIELDS['distance'][fields['distance']]}"
+
+
+def read_step_text(text: str) -> StepReading | None:
+    """The kind, value and object words of a description in the templates' words (the inverse
+    of `describe_step`, for scoring a model's descriptions on the testbed), or None if it fits
+    no template. Case, spacing and a tokenizer's " - " in "medium - sized" are forgiven."""
+    norm = " ".join(text.lower().replace(" - ", "-").split()).rstrip(" .")
+    for kind, pattern in _READERS:
+        m = pattern.fullmatch(norm)
+        if m is not None:
+            fields = m.groupdict()
+            return StepReading(kind, _told_value(kind, fields), fields["ref"])
+    return None
 
 
 # --- the job -----------------------------------------------------------------------------------
