@@ -10,6 +10,9 @@ changed, or writes fluent descriptions of something else.
 
     python benchmarks/vtt_testbed_steps.py --records DATA/meta/vtt.jsonl --split test \\
         --predictions ttnet=runs/ttnet/predictions.jsonl nn=nn.jsonl [--out steps.json]
+
+The first model is then compared with each other one on the same steps (right kind; right kind
+and value): exact McNemar p and the steps right in one model only (`tvr.core.stats`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from tvr.core.errors import UserError
 from tvr.core.jsonl import iter_jsonl, write_json
+from tvr.core.stats import compare_paired
 from tvr.trance.testbeds.text import TEMPLATES, read_step_text
 
 
@@ -47,10 +51,14 @@ def score(refs: dict[tuple[str, int], tuple[str, str]], predictions: Path) -> di
             told[(row["id"], i)] = read_step_text(text) if isinstance(text, str) else None
     per: dict[str, Counter] = defaultdict(Counter)
     predicted_kinds: Counter = Counter()
+    steps: dict[str, dict[str, bool]] = {"kind": {}, "value": {}}
     for key, (kind, value) in refs.items():
         got = told.get(key)
         c = per[kind]
         c["steps"] += 1
+        name = f"{key[0]}/{key[1]}"
+        steps["kind"][name] = got is not None and got.kind == kind
+        steps["value"][name] = got is not None and got.kind == kind and got.value == value
         if got is None:
             c["unread"] += 1
             continue
@@ -59,7 +67,12 @@ def score(refs: dict[tuple[str, int], tuple[str, str]], predictions: Path) -> di
         c["value"] += got.kind == kind and got.value == value
     total = sum(per.values(), Counter())
     rows = {k: _rates(per[k]) for k in TEMPLATES if k in per}
-    return {"all": _rates(total), "by_kind": rows, "predicted_kinds": dict(predicted_kinds)}
+    return {
+        "all": _rates(total),
+        "by_kind": rows,
+        "predicted_kinds": dict(predicted_kinds),
+        "steps": steps,
+    }
 
 
 def _rates(c: Counter) -> dict:
@@ -93,6 +106,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<18}{line}{100 * r['all']['unread']:>7.1f}")
     counts = Counter(kind for kind, _ in refs.values())
     print("steps per kind: " + ", ".join(f"{k} {counts[k]}" for k in kinds))
+    labels = list(results)
+    for other in labels[1:]:
+        cells = []
+        for what in ("kind", "value"):
+            c = compare_paired(results[labels[0]]["steps"][what], results[other]["steps"][what])
+            cells.append(f"{what}: {c.only_a} / {c.only_b}, p {c.p_value:.2g}")
+        print(
+            f"{labels[0]} against {other} (right in A only / B only, McNemar): " + "; ".join(cells)
+        )
     if args.out:
         write_json(args.out, {"records": str(args.records), "split": args.split, "models": results})
     return 0
