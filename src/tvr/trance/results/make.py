@@ -36,6 +36,7 @@ from typing import Any
 
 from tvr.core.errors import UserError
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl, write_text
+from tvr.results.curves import split_label
 from tvr.results.paired import paired_table
 from tvr.results.registry import build_tables
 from tvr.results.tables import ResultEntry, ResultTable, write_table
@@ -65,15 +66,6 @@ class ResultsOptions:
     only_predicted: bool = False  # score each RUN on the samples it has predictions for
     compare_paper: bool = True
     plots: bool = True
-
-
-def split_label(spec: str) -> tuple[str | None, Path]:
-    """`LABEL=PATH` -> (LABEL, PATH); a plain path (even one holding "=") -> (None, PATH)."""
-    if "=" in spec and not Path(spec).exists():
-        label, _, path = spec.partition("=")
-        if label.strip() and path.strip():
-            return label.strip(), Path(path.strip())
-    return None, Path(spec)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
