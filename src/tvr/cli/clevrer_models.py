@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import non_negative_int, positive_float, positive_int, size_option
+from tvr.cli._common import (
+    devices_option,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    size_option,
+)
 from tvr.core.errors import UserError
 
 
@@ -23,10 +29,6 @@ def _programs(text: str) -> int | None:
     if text.strip().lower() == "all":
         return None
     return positive_int(text)
-
-
-def _devices(text: str) -> int | str:
-    return text if text == "auto" else positive_int(text)
 
 
 def _common_run_options(p: argparse.ArgumentParser) -> None:
@@ -39,7 +41,7 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=non_negative_int)
     p.add_argument("--num-workers", type=non_negative_int, help="data loader workers")
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=_devices, help="auto or a number (default 1)")
+    p.add_argument("--devices", type=devices_option, help="auto or a number (default 1)")
     p.add_argument("--precision", choices=("auto", "32-true", "bf16-mixed", "16-mixed"))
     p.add_argument("--output-dir", help="folder of run folders (default runs/clevrer)")
     p.add_argument("--run-name", help="the run folder's name (default: the model's)")
@@ -171,7 +173,7 @@ _FIELD_TYPES: dict[str, Callable[[str], Any]] = {
     "str | None": str,
     "int | None": _optional_int,
     "float | None": _optional_float,
-    "int | str": _devices,
+    "int | str": devices_option,
     "tuple[int, int] | None": _height_width,
 }
 #: fields every trainable has under another flag (or none)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tvr.cli._common import (
+    devices_option,
     non_negative_int,
     positive_float,
     positive_int,
@@ -146,7 +147,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int)
     p.add_argument("--num-workers", type=non_negative_int)
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=_devices, help="auto or a number of devices")
+    p.add_argument("--devices", type=devices_option, help="auto or a number of devices")
     p.add_argument(
         "--precision",
         choices=("auto", "32-true", "bf16-mixed", "16-mixed"),
@@ -207,12 +208,6 @@ def _fraction(text: str) -> float:
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"expected a fraction from 0 to below 1, got {value}")
     return value
-
-
-def _devices(text: str) -> str | int:
-    if text == "auto":
-        return text
-    return positive_int(text)
 
 
 def _from_checkpoint(base: dict[str, Any]) -> None:
