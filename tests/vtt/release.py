@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.vtt.samples import record, write_lines
+from tests.vtt.samples import small_records, write_lines
 
 
 def state_colour(sample: int, state: int) -> tuple[int, int, int]:
@@ -32,11 +32,5 @@ def make_release(root: Path, records: list[dict[str, Any]] | None = None, size=(
 
 
 def default_records() -> list[dict[str, Any]]:
-    return [
-        record(0, ["put steak on grill", "flip steak", "remove steak"]),
-        record(1, ["add whipped cream", "pour coffee"], category="Drink and Snack",
-               topic="Make Irish Coffee", ori="cross"),
-        record(2, ["cut mango"], category="Pets and Fruit", topic="Cut Mango"),
-        record(3, ["peel mango", "cut mango"], split="train", category="Pets and Fruit",
-               topic="Cut Mango"),
-    ]  # fmt: skip
+    """The records of `tests.vtt.samples.small_records`."""
+    return small_records()
