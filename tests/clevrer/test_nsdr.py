@@ -12,6 +12,7 @@ import pytest
 
 from tvr.clevrer.data.layout import sim_filename
 from tvr.clevrer.data.questions import read_questions
+from tvr.clevrer.models.sets import split_files
 from tvr.clevrer.nsdr import (
     NsdrConfig,
     Observed,
@@ -265,6 +266,23 @@ def test_every_part_learned_two_epochs_each_ends_in_answers_that_evaluate_scores
                  "--window-step", "16", "--threads", "1"]) == 0  # fmt: skip
     assert main(["clevrer", "train", "parser", *common, "--parser-programs", "all", "--hidden",
                  "16", "--embed-dim", "8", "--layers", "1"]) == 0  # fmt: skip
+    # `predict` on the perception and dynamics runs: a split's scores, and rollouts in the
+    # official layout that the executor reads
+    for part, name in (
+        ("detector-unet", "detector_eval.json"),
+        ("dynamics-propnet", "dynamics_eval.json"),
+    ):
+        assert main(["clevrer", "predict", "--run", f"{runs}/{part}", "--split", "validation",
+                     "--threads", "1"]) == 0  # fmt: skip
+        scores = json.loads((tmp_path / "runs" / part / "eval" / "validation" / name).read_text())
+        assert scores["split"] == "validation" and scores["checkpoint"] == "best.ckpt"
+    assert 0.0 <= scores["collisions"]["observed"]["recall"] <= 1.0
+    rolled = sorted(
+        (tmp_path / "runs" / "dynamics-propnet" / "predictions" / "validation").iterdir()
+    )
+    wanted = split_files(rendered_set, "validation", "dynamics")
+    assert [p.name for p in rolled] == [sim_filename(i) for i in sorted(wanted)] and rolled
+    assert read_dynamics(rolled[0]).objects
     out = tmp_path / "nsdr"
     assert main(["clevrer", "nsdr", "--data", str(rendered_set), "--split", "validation",
                  "--programs", "model", "--parser", f"{runs}/parser-all", "--perception", "model",

@@ -333,12 +333,19 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         description="With a parser run: the split's question file with parsed programs "
         "(RUN/predictions/SPLIT.json) and the exact match (RUN/eval/SPLIT/exact_match.json). With "
         "a baseline run: answers in the challenge's submission format (RUN/predictions/SPLIT.json), "
-        "scored into RUN/eval/SPLIT/ when the questions have answers (`tvr clevrer evaluate`).",
+        "scored into RUN/eval/SPLIT/ when the questions have answers (`tvr clevrer evaluate`). "
+        "With a detector run: the split's frames scored as on validation (mAP, attribute "
+        "accuracy; RUN/eval/SPLIT/detector_eval.json). With a dynamics run: each video rolled out "
+        "from its ground-truth observation, in the official layout (RUN/predictions/SPLIT/), and "
+        "scored (position error, collisions; RUN/eval/SPLIT/dynamics_eval.json).",
     )
     p.add_argument("--run", required=True, type=Path, help="a run folder of `tvr clevrer train`")
     p.add_argument("--data", help="the set (default: the run's)")
     p.add_argument("--split", default="test", help="default test")
     p.add_argument("--checkpoint", choices=("best", "last"), default="best")
+    p.add_argument(
+        "--limit", type=positive_int, help="the split's first N videos only (detector, dynamics)"
+    )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads")
     p.set_defaults(func=predict_command)
 
@@ -438,10 +445,7 @@ def predict_command(args: argparse.Namespace) -> int:
     if not checkpoint.is_file():
         raise UserError(f"--run {args.run}: no checkpoints/{checkpoint.name}")
     if "data_root" in config:  # the frame parser's or the dynamics predictor's run
-        raise UserError(
-            f"--run {args.run}: a detector or dynamics run; NS-DR uses it: `tvr clevrer nsdr "
-            "--perception model --detector RUN` or `--dynamics model --dynamics-run RUN`"
-        )
+        return _predict_part(args, config, args.data or config["data_root"], checkpoint)
     if "max_length" in config and "model" not in config:
         from tvr.clevrer.models.parser.run import write_parses
 
@@ -461,6 +465,37 @@ def predict_command(args: argparse.Namespace) -> int:
     summary = args.run / "eval" / args.split / "summary.md"
     if summary.is_file():
         print(summary.read_text().strip().strip("`").strip())
+    return 0
+
+
+def _predict_part(
+    args: argparse.Namespace, config: dict[str, Any], data: str, checkpoint: Path
+) -> int:
+    """A detector run's scores on a split's frames, or a dynamics run's rollouts and scores."""
+    if not Path(data).is_dir():
+        raise UserError(f"--data {data}: no such folder (give the set with --data)")
+    if "detector" in config:
+        from tvr.clevrer.models.perception import score_detector_split
+
+        path, s = score_detector_split(args.run, checkpoint, data, args.split, args.limit)
+        print(f"wrote {path}")
+        print(
+            f"{int(s['frames'])} frames, {int(s['objects'])} objects: mask AP {s['segm_ap']:.3f}, "
+            f"box AP {s['bbox_ap']:.3f}, precision {s['precision']:.3f}, recall {s['recall']:.3f}, "
+            f"attributes {s['attributes_acc']:.3f}"
+        )
+        return 0
+    from tvr.clevrer.models.dynamics import predict_dynamics_split
+
+    path, scores = predict_dynamics_split(args.run, checkpoint, data, args.split, args.limit)
+    print(f"wrote {args.run}/predictions/{args.split}/ and {path}")
+    for name, e in scores["position_error_px"].items():
+        steps = ", ".join(f"{x:.1f}" for x in e["per_step"][:3])
+        print(
+            f"{name} position error: mean {e['mean']:.2f} px over the rollout (steps 1-3: {steps})"
+        )
+    for name, c in scores["collisions"].items():
+        print(f"{name} collisions: precision {c['precision']:.3f}, recall {c['recall']:.3f}")
     return 0
 
 

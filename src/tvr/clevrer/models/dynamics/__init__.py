@@ -27,6 +27,7 @@ _WHERE = {
     "observation_from_facts": "tvr.clevrer.models.dynamics.observation",
     "observation_from_tracks": "tvr.clevrer.models.dynamics.observation",
     "predict_dynamics": "tvr.clevrer.models.dynamics.train",
+    "predict_dynamics_split": "tvr.clevrer.models.dynamics.train",
     "scene_predictor": "tvr.clevrer.models.dynamics.train",
     "train_dynamics": "tvr.clevrer.models.dynamics.train",
     "write_predicted_dynamics": "tvr.clevrer.models.dynamics.train",

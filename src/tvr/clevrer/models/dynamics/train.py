@@ -21,7 +21,7 @@ from tvr.clevrer.data.dynamics import write_dynamics
 from tvr.clevrer.data.layout import sim_filename
 from tvr.clevrer.models.dynamics.config import DynamicsConfig
 from tvr.clevrer.models.dynamics.metrics import DynamicsScores
-from tvr.clevrer.models.dynamics.module import DynamicsModule, WindowData
+from tvr.clevrer.models.dynamics.module import DynamicsModule, WindowData, load_runs
 from tvr.clevrer.models.dynamics.observation import Observation, observation_from_facts
 from tvr.clevrer.models.dynamics.propnet import PropNet
 from tvr.clevrer.models.dynamics.rollout import (
@@ -133,3 +133,31 @@ def train_dynamics(
         scores = evaluate_dynamics(load_dynamics(result.best), data.val_facts)
         write_json(run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
     return run_dir
+
+
+def predict_dynamics_split(
+    run_dir: str | Path,
+    checkpoint: str | Path,
+    data_root: str | Path,
+    split: str,
+    videos: int | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Roll a run's checkpoint out on each of `split`'s videos (the first `videos` or all) from
+    its ground-truth observation: writes RUN/predictions/SPLIT/sim_XXXXX.json (the official
+    layout) and RUN/eval/SPLIT/dynamics_eval.json (scores against the simulated runs); returns
+    the scores' path and the scores."""
+    _, truth = load_runs(str(data_root), split, videos, counterfactual=False)
+    predictor = load_dynamics(checkpoint)
+    out = Path(run_dir)
+    scores = DynamicsScores()
+    for index, facts in sorted(truth.items()):
+        prediction = predictor.predict(observation_from_facts(facts))
+        scores.add(prediction, facts)
+        path = out / "predictions" / split / sim_filename(index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_dynamics(path, prediction_layout(prediction), check=True)
+    path = out / "eval" / split / EVAL_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    result = scores.result()
+    write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **result})
+    return path, result

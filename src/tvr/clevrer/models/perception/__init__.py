@@ -27,6 +27,7 @@ _WHERE = {
     "evaluate_parser": "tvr.clevrer.models.perception.evaluate",
     "load_parser": "tvr.clevrer.models.perception.train",
     "observed_scene_reader": "tvr.clevrer.models.perception.detect",
+    "score_detector_split": "tvr.clevrer.models.perception.train",
     "track": "tvr.clevrer.models.perception.tracking",
     "tracks_to_dynamics": "tvr.clevrer.models.perception.tracking",
     "train_detector": "tvr.clevrer.models.perception.train",

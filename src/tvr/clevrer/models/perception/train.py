@@ -5,6 +5,7 @@ The run folder holds config.json, metrics.csv (per epoch: the losses, val mAP of
 precision/recall and attribute accuracy at the score threshold), checkpoints/best.ckpt (best val
 mask AP) and last.ckpt, and detector_eval.json (the best checkpoint's validation scores). A rerun
 of the same config resumes from last.ckpt; another config in the same folder is refused.
+`score_detector_split` scores a checkpoint on another split's frames (eval/SPLIT/detector_eval.json).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lightning.pytorch.callbacks import Callback
 from tvr.clevrer.models.perception.config import DetectorConfig
 from tvr.clevrer.models.perception.evaluate import evaluate_parser
 from tvr.clevrer.models.perception.frame_parser import FrameParser
+from tvr.clevrer.models.perception.frames import load_frames
 from tvr.clevrer.models.perception.module import FrameData, FrameParserModule
 from tvr.core.jsonl import write_json
 from tvr.training.runs import fit_config, load_run_module, open_run
@@ -53,3 +55,25 @@ def train_detector(
         scores = evaluate_parser(parser, data.val_samples, batch_size=config.batch_size)
         write_json(run_dir / EVAL_FILE, {"checkpoint": result.best.name, **scores})
     return run_dir
+
+
+def score_detector_split(
+    run_dir: str | Path,
+    checkpoint: str | Path,
+    data_root: str | Path,
+    split: str,
+    videos: int | None = None,
+) -> tuple[Path, dict[str, float]]:
+    """Score a run's checkpoint on `split`'s frames (the run's frames per validation video and
+    seed, the first `videos` videos or all) as on validation; writes and returns
+    RUN/eval/SPLIT/detector_eval.json and its scores."""
+    config = DetectorConfig.load(Path(run_dir) / "config.json")
+    samples = load_frames(
+        data_root, split, videos, config.val_frames_per_video, config.input_size,
+        config.crop_size, config.seed, keep_full=True,
+    )  # fmt: skip
+    scores = evaluate_parser(load_parser(checkpoint), samples, batch_size=config.batch_size)
+    path = Path(run_dir) / "eval" / split / EVAL_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **scores})
+    return path, scores
