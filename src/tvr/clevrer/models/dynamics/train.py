@@ -1,9 +1,11 @@
 """`train_dynamics(config) -> run_dir`, loading a trained predictor, and predicting videos.
 
 A run folder holds config.json, metrics.csv (per epoch: losses, the validation windows' pixel
-error per step and collision precision/recall), checkpoints/best.ckpt (lowest validation loss)
-and last.ckpt, and dynamics_eval.json: the best checkpoint rolled out on the validation videos
-from their ground-truth observation (`metrics.DynamicsScores`). A rerun resumes from last.ckpt.
+error per step and collision precision/recall), checkpoints/best.ckpt (lowest validation pixel
+error: the validation loss rises with the collision cross-entropy while the rollouts still
+improve, docs/clevrer.md) and last.ckpt, and dynamics_eval.json: the best checkpoint rolled out
+on the validation videos from their ground-truth observation (`metrics.DynamicsScores`). A rerun
+resumes from last.ckpt.
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ def train_dynamics(
     result = fit_config(
         config, lambda: DynamicsModule(config.to_dict()), data, callbacks, progress_bar,
         epoch_lines, batch_size=lambda batch: int(batch["active"].shape[0]),
-        monitor="val/loss", mode="min", monitor_label="val loss", gradient_clip_val=1.0,
+        monitor="val/err_px", mode="min", monitor_label="val pixel error", gradient_clip_val=1.0,
     )  # fmt: skip
     if result.trainer.is_global_zero:
         scores = evaluate_dynamics(load_dynamics(result.best), data.val_facts)
