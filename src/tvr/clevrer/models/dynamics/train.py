@@ -150,16 +150,14 @@ def predict_dynamics_split(
     the scores' path and the scores."""
     _, truth = load_runs(str(data_root), split, videos, counterfactual=False)
     predictor = load_dynamics(checkpoint)
-    out = Path(run_dir)
+    predictions = Path(run_dir) / "predictions" / split
+    predictions.mkdir(parents=True, exist_ok=True)
     scores = DynamicsScores()
     for index, facts in sorted(truth.items()):
         prediction = predictor.predict(observation_from_facts(facts))
         scores.add(prediction, facts)
-        path = out / "predictions" / split / sim_filename(index)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_dynamics(path, prediction_layout(prediction), check=True)
-    path = out / "eval" / split / EVAL_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
+        write_dynamics(predictions / sim_filename(index), prediction_layout(prediction), check=True)
+    path = Path(run_dir) / "eval" / split / EVAL_FILE
     result = scores.result()
     write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **result})
     return path, result

@@ -74,6 +74,5 @@ def score_detector_split(
     )  # fmt: skip
     scores = evaluate_parser(load_parser(checkpoint), samples, batch_size=config.batch_size)
     path = Path(run_dir) / "eval" / split / EVAL_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **scores})
     return path, scores
