@@ -337,10 +337,14 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         "With a detector run: the split's frames scored as on validation (mAP, attribute "
         "accuracy; RUN/eval/SPLIT/detector_eval.json). With a dynamics run: each video rolled out "
         "from its ground-truth observation, in the official layout (RUN/predictions/SPLIT/), and "
-        "scored (position error, collisions; RUN/eval/SPLIT/dynamics_eval.json).",
+        "scored (position error, collisions; RUN/eval/SPLIT/dynamics_eval.json). On another "
+        "set than the run's (--data), SPLIT becomes SET-SPLIT (SET: the set's folder name), so "
+        "the run's own predictions stay.",
     )
     p.add_argument("--run", required=True, type=Path, help="a run folder of `tvr clevrer train`")
-    p.add_argument("--data", help="the set (default: the run's)")
+    p.add_argument(
+        "--data", help="the set (default: the run's); another set's go to SET-SPLIT under the run"
+    )
     p.add_argument("--split", default="test", help="default test")
     p.add_argument("--checkpoint", choices=("best", "last"), default="best")
     p.add_argument(
@@ -437,6 +441,16 @@ def _run_config(run: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not JSON ({err})") from None
 
 
+def _output_name(args: argparse.Namespace, own_data: str | None) -> str:
+    """Where predict writes under RUN/predictions and RUN/eval: the split's name, or SET-SPLIT when
+    --data names another set than the run's, so the run's own split is not overwritten."""
+    if args.data is None or own_data is None:
+        return args.split
+    if Path(args.data).resolve() == Path(own_data).resolve():
+        return args.split
+    return f"{Path(args.data).resolve().name}-{args.split}"
+
+
 def predict_command(args: argparse.Namespace) -> int:
     _threads(args)
     config = _run_config(args.run)
@@ -445,12 +459,14 @@ def predict_command(args: argparse.Namespace) -> int:
     if not checkpoint.is_file():
         raise UserError(f"--run {args.run}: no checkpoints/{checkpoint.name}")
     if "data_root" in config:  # the frame parser's or the dynamics predictor's run
-        return _predict_part(args, config, args.data or config["data_root"], checkpoint)
+        name = _output_name(args, config["data_root"])
+        return _predict_part(args, config, args.data or config["data_root"], checkpoint, name)
+    name = _output_name(args, config.get("data"))
     if "max_length" in config and "model" not in config:
         from tvr.clevrer.models.parser.run import write_parses
 
-        scores = write_parses(checkpoint, data, args.split, args.run)
-        print(f"wrote {args.run}/predictions/{args.split}.json")
+        scores = write_parses(checkpoint, data, args.split, args.run, name)
+        print(f"wrote {args.run}/predictions/{name}.json")
         if scores:
             print(
                 f"exact program match: {100 * scores['all']['accuracy']:.1f}% of "
@@ -460,16 +476,16 @@ def predict_command(args: argparse.Namespace) -> int:
         return 0
     from tvr.clevrer.models.baselines.run import write_answers
 
-    path = write_answers(checkpoint, data, args.split, args.run)
+    path = write_answers(checkpoint, data, args.split, args.run, name=name)
     print(f"wrote {path}")
-    summary = args.run / "eval" / args.split / "summary.md"
+    summary = args.run / "eval" / name / "summary.md"
     if summary.is_file():
         print(summary.read_text().strip().strip("`").strip())
     return 0
 
 
 def _predict_part(
-    args: argparse.Namespace, config: dict[str, Any], data: str, checkpoint: Path
+    args: argparse.Namespace, config: dict[str, Any], data: str, checkpoint: Path, name: str
 ) -> int:
     """A detector run's scores on a split's frames, or a dynamics run's rollouts and scores."""
     if not Path(data).is_dir():
@@ -477,7 +493,7 @@ def _predict_part(
     if "detector" in config:
         from tvr.clevrer.models.perception import score_detector_split
 
-        path, s = score_detector_split(args.run, checkpoint, data, args.split, args.limit)
+        path, s = score_detector_split(args.run, checkpoint, data, args.split, args.limit, name)
         print(f"wrote {path}")
         print(
             f"{int(s['frames'])} frames, {int(s['objects'])} objects: mask AP {s['segm_ap']:.3f}, "
@@ -487,15 +503,15 @@ def _predict_part(
         return 0
     from tvr.clevrer.models.dynamics import predict_dynamics_split
 
-    path, scores = predict_dynamics_split(args.run, checkpoint, data, args.split, args.limit)
-    print(f"wrote {args.run}/predictions/{args.split}/ and {path}")
-    for name, e in scores["position_error_px"].items():
+    path, scores = predict_dynamics_split(args.run, checkpoint, data, args.split, args.limit, name)
+    print(f"wrote {args.run}/predictions/{name}/ and {path}")
+    for kind, e in scores["position_error_px"].items():
         steps = ", ".join(f"{x:.1f}" for x in e["per_step"][:3])
         print(
-            f"{name} position error: mean {e['mean']:.2f} px over the rollout (steps 1-3: {steps})"
+            f"{kind} position error: mean {e['mean']:.2f} px over the rollout (steps 1-3: {steps})"
         )
-    for name, c in scores["collisions"].items():
-        print(f"{name} collisions: precision {c['precision']:.3f}, recall {c['recall']:.3f}")
+    for kind, c in scores["collisions"].items():
+        print(f"{kind} collisions: precision {c['precision']:.3f}, recall {c['recall']:.3f}")
     return 0
 
 

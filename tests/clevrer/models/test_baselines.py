@@ -4,6 +4,7 @@ two-epoch runs whose answer files `tvr clevrer evaluate` scores."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -138,6 +139,15 @@ def test_lstm_two_epochs_then_predict_and_evaluate_through_the_cli(symbolic_set,
     scored = json.loads((out / "summary.json").read_text())["score"]
     assert scored["questions"] == sum(len(v.questions) for v in gold)
     assert scored["missing"]["questions"] == 0 and scored["wrong_kind"] == 0
+    # on another set, the answers go to SET-SPLIT and the run's own test answers stay
+    other = tmp_path / "other-set"
+    shutil.copytree(symbolic_set, other)
+    before = answers.read_bytes()
+    assert main(["clevrer", "predict", "--run", str(run), "--data", str(other)]) == 0
+    assert answers.read_bytes() == before
+    elsewhere = read_submission(run / "predictions" / "other-set-test.json")
+    assert [v.scene_index for v in elsewhere] == [v.scene_index for v in gold]
+    assert (run / "eval" / "other-set-test" / "summary.json").is_file()
     # the tables: our LSTM row with the paper's beside it
     assert main(["clevrer", "results", str(run), "--out", str(tmp_path / "tables")]) == 0
     table = (tmp_path / "tables" / "table2.md").read_text()

@@ -53,15 +53,22 @@ def train_baseline(
 
 
 def write_answers(
-    checkpoint: Path, data: str, split: str, run_dir: Path, progress: bool = True
+    checkpoint: Path,
+    data: str,
+    split: str,
+    run_dir: Path,
+    progress: bool = True,
+    name: str | None = None,
 ) -> Path:
-    """Answer `split` of `data` with `checkpoint` into run_dir/predictions/<split>.json, and score
-    it into run_dir/eval/<split>/ when the questions have answers; returns the answer file."""
+    """Answer `split` of `data` with `checkpoint` into run_dir/predictions/<name>.json, and score
+    it into run_dir/eval/<name>/ when the questions have answers (`name` defaults to `split`);
+    returns the answer file."""
     questions_file = find_questions(data, split)
     videos = read_questions(questions_file)
     answers = Baseline.load(checkpoint).answer(videos, data, progress)
-    path = run_dir / "predictions" / f"{split}.json"
+    name = name or split
+    path = run_dir / "predictions" / f"{name}.json"
     write_submission(path, answers)
     if has_answers(videos):
-        evaluate_into(questions_file, path, run_dir / "eval" / split)
+        evaluate_into(questions_file, path, run_dir / "eval" / name)
     return path

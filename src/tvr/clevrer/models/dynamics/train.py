@@ -143,21 +143,23 @@ def predict_dynamics_split(
     data_root: str | Path,
     split: str,
     videos: int | None = None,
+    name: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Roll a run's checkpoint out on each of `split`'s videos (the first `videos` or all) from
-    its ground-truth observation: writes RUN/predictions/SPLIT/sim_XXXXX.json (the official
-    layout) and RUN/eval/SPLIT/dynamics_eval.json (scores against the simulated runs); returns
-    the scores' path and the scores."""
+    its ground-truth observation: writes RUN/predictions/NAME/sim_XXXXX.json (the official
+    layout) and RUN/eval/NAME/dynamics_eval.json (scores against the simulated runs; NAME
+    defaults to `split`); returns the scores' path and the scores."""
+    name = name or split
     _, truth = load_runs(str(data_root), split, videos, counterfactual=False)
     predictor = load_dynamics(checkpoint)
-    predictions = Path(run_dir) / "predictions" / split
+    predictions = Path(run_dir) / "predictions" / name
     predictions.mkdir(parents=True, exist_ok=True)
     scores = DynamicsScores()
     for index, facts in sorted(truth.items()):
         prediction = predictor.predict(observation_from_facts(facts))
         scores.add(prediction, facts)
         write_dynamics(predictions / sim_filename(index), prediction_layout(prediction), check=True)
-    path = Path(run_dir) / "eval" / split / EVAL_FILE
+    path = Path(run_dir) / "eval" / name / EVAL_FILE
     result = scores.result()
     write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **result})
     return path, result

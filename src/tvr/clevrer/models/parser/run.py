@@ -56,15 +56,19 @@ def train_parser(
     return run_dir
 
 
-def write_parses(checkpoint: Path, data: str, split: str, run_dir: Path) -> dict:
-    """Parse `split` of `data` with `checkpoint`; write predictions/<split>.json and
-    eval/<split>/exact_match.json into `run_dir`; returns the exact match."""
+def write_parses(
+    checkpoint: Path, data: str, split: str, run_dir: Path, name: str | None = None
+) -> dict:
+    """Parse `split` of `data` with `checkpoint`; write predictions/<name>.json and
+    eval/<name>/exact_match.json into `run_dir` (`name` defaults to `split`); returns the exact
+    match."""
+    name = name or split
     gold = read_questions(find_questions(data, split))
     parsed = parse_questions(Parser.load(checkpoint), gold)
-    write_questions(run_dir / "predictions" / f"{split}.json", parsed)
+    write_questions(run_dir / "predictions" / f"{name}.json", parsed)
     scores = exact_match(gold, parsed)
     write_json(
-        run_dir / "eval" / split / "exact_match.json",
+        run_dir / "eval" / name / "exact_match.json",
         {"split": split, "checkpoint": str(checkpoint), **scores},
     )
     return scores

@@ -63,16 +63,17 @@ def score_detector_split(
     data_root: str | Path,
     split: str,
     videos: int | None = None,
+    name: str | None = None,
 ) -> tuple[Path, dict[str, float]]:
     """Score a run's checkpoint on `split`'s frames (the run's frames per validation video and
     seed, the first `videos` videos or all) as on validation; writes and returns
-    RUN/eval/SPLIT/detector_eval.json and its scores."""
+    RUN/eval/NAME/detector_eval.json (NAME defaults to `split`) and its scores."""
     config = DetectorConfig.load(Path(run_dir) / "config.json")
     samples = load_frames(
         data_root, split, videos, config.val_frames_per_video, config.input_size,
         config.crop_size, config.seed, keep_full=True,
     )  # fmt: skip
     scores = evaluate_parser(load_parser(checkpoint), samples, batch_size=config.batch_size)
-    path = Path(run_dir) / "eval" / split / EVAL_FILE
+    path = Path(run_dir) / "eval" / (name or split) / EVAL_FILE
     write_json(path, {"checkpoint": Path(checkpoint).name, "split": split, **scores})
     return path, scores
