@@ -91,7 +91,21 @@ def _parser_options(p: argparse.ArgumentParser) -> None:
 def _baseline_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frames", type=positive_int, help="frames per video (default 8)")
     p.add_argument("--frame-size", type=size_option, help="WIDTHxHEIGHT (default 96x64)")
-    p.add_argument("--cnn", choices=("resnet18", "small"), help="frame CNN (default small)")
+    p.add_argument(
+        "--cnn", choices=("resnet18", "resnet50", "small"), help="frame CNN (default small)"
+    )
+    p.add_argument(
+        "--cnn-weights",
+        metavar="FILE",
+        help="torchvision ImageNet weights for the ResNet, a local state-dict file (never "
+        "downloaded; default: random weights)",
+    )
+    p.add_argument(
+        "--freeze-cnn",
+        action="store_true",
+        default=None,
+        help="keep the loaded ResNet fixed, as the paper's pool5 features are",
+    )
     p.add_argument("--frame-features", type=positive_int, help="per-frame width (default 64)")
     p.add_argument("--embed-dim", type=positive_int, help="default 300")
     p.add_argument("--hidden", type=positive_int, help="LSTM units (default 256)")
@@ -123,6 +137,8 @@ def _baseline_config(model: str) -> Callable[[argparse.Namespace], Any]:
         extra = (
             "frames",
             "cnn",
+            "cnn_weights",
+            "freeze_cnn",
             "frame_features",
             "embed_dim",
             "hidden",

@@ -55,7 +55,8 @@ def _batch(symbolic_set, frames: int = 0):
 
 
 @pytest.mark.parametrize(
-    "model,cnn", [("lstm", "small"), ("cnn-lstm", "small"), ("cnn-lstm", "resnet18")]
+    "model,cnn",
+    [("lstm", "small"), ("cnn-lstm", "small"), ("cnn-lstm", "resnet18"), ("cnn-lstm", "resnet50")],
 )
 def test_each_network_runs_forward_and_backward_on_a_tiny_batch(symbolic_set, model, cnn):
     torch.manual_seed(0)
@@ -169,3 +170,58 @@ def test_cnn_lstm_caches_frames_and_trains_two_epochs(rendered_set, tmp_path):
     assert answers and all(v.questions for v in answers)
     summary = json.loads((run / "eval" / "validation" / "summary.json").read_text())
     assert summary["score"]["missing"]["questions"] == 0
+
+
+def test_cnn_lstm_starts_from_a_weights_file_and_keeps_a_frozen_resnet_fixed(
+    rendered_set, tmp_path
+):
+    """--cnn-weights: a torchvision ResNet state dict (its classifier too) from a local file;
+    --freeze-cnn: after training, the CNN's weights and BatchNorm statistics are the file's."""
+    from torchvision.models import resnet18
+
+    from tvr.clevrer.models.baselines.run import train_baseline
+
+    torch.manual_seed(3)
+    weights = tmp_path / "resnet18-imagenet.pth"
+    torch.save(resnet18(weights=None).state_dict(), weights)
+    config = _config(rendered_set, tmp_path, "cnn-lstm", cnn="resnet18", epochs=1,
+                     cnn_weights=str(weights), freeze_cnn=True)  # fmt: skip
+    run = train_baseline(config)
+    state = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
+    trained = {
+        k.removeprefix("model.video.cnn."): v
+        for k, v in state["state_dict"].items()
+        if k.startswith("model.video.cnn.")
+    }
+    given = {k: v for k, v in torch.load(weights).items() if not k.startswith("fc.")}
+    assert trained.keys() == given.keys()
+    assert [k for k in given if not torch.equal(trained[k], given[k])] == []
+    # the rest of the network did learn
+    assert not torch.equal(
+        state["state_dict"]["model.answer.weight"],
+        torch.zeros_like(state["state_dict"]["model.answer.weight"]),
+    )
+    saved = json.loads((run / "config.json").read_text())
+    assert saved["freeze_cnn"] is True and saved["cnn_weights"].endswith("resnet18-imagenet.pth")
+
+
+def test_a_bad_weights_file_is_one_line(rendered_set, tmp_path, capsys):
+    from torchvision.models import resnet50
+
+    text = tmp_path / "notes.txt"
+    text.write_text("not weights")
+    other = tmp_path / "resnet50.pth"
+    torch.save(resnet50(weights=None).state_dict(), other)
+    common = ["clevrer", "train", "cnn-lstm", "--data", str(rendered_set), "--cnn", "resnet18",
+              "--output-dir", str(tmp_path / "runs"), "--accelerator", "cpu"]  # fmt: skip
+    for path, says in (
+        (tmp_path / "missing.pth", "no such file (weights are only read from a local file"),
+        (text, "not a torch state dict"),
+        (other, "not weights of this ResNet"),
+    ):
+        assert main([*common, "--cnn-weights", str(path), "--run-name", path.stem]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(path) in err[0] and says in err[0], err
+        assert not (tmp_path / "runs" / path.stem).exists()  # nothing written for a bad start
+    assert main([*common[:5], "--freeze-cnn"]) == 2
+    assert "freeze_cnn needs cnn_weights" in capsys.readouterr().err

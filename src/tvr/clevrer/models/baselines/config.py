@@ -9,7 +9,9 @@ from tvr.core.errors import UserError
 from tvr.training.run_config import RESUMABLE_RUN_FIELDS, RunConfig
 
 MODELS: tuple[str, ...] = ("lstm", "cnn-lstm")
-CNNS: tuple[str, ...] = ("resnet18", "small")
+CNNS: tuple[str, ...] = ("resnet18", "resnet50", "small")
+#: the CNNs that take torchvision ImageNet weights from a local file (--cnn-weights)
+RESNETS: tuple[str, ...] = ("resnet18", "resnet50")
 
 
 @dataclass
@@ -23,8 +25,14 @@ class BaselineConfig(RunConfig):
         frames: frames per video, the middle frames of equal segments of the 128 (the paper
             samples 25 uniformly).
         frame_width, frame_height: the size the frames are scaled to (480x320 in the files).
-        cnn: the frame network, trained from random weights: torchvision's "resnet18", or
-            "small" (four stride-2 convolutions; the CPU's choice).
+        cnn: the frame network: torchvision's "resnet18" or "resnet50" (the paper's ResNet-50),
+            or "small" (four stride-2 convolutions; the CPU's choice).
+        cnn_weights: a local file of torchvision ImageNet weights for the ResNet (its state
+            dict, e.g. torchvision's resnet50-0676ba61.pth; the classifier is dropped). Read
+            once when training starts, never downloaded; without it the CNN starts from random
+            weights.
+        freeze_cnn: keep the loaded ResNet fixed (no gradients, BatchNorm in eval mode), as the
+            paper's CNN+LSTM reads fixed ImageNet pool5 features.
         frame_features: each frame's feature is reduced to this width before the frames are
             concatenated in time order (the video feature keeps the order of events).
         embed_dim, hidden: word embeddings and the question LSTM (the paper: 300-d word2vec,
@@ -39,7 +47,7 @@ class BaselineConfig(RunConfig):
         "frame_cache",
         "cache_workers",
     }
-    PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "frame_cache")
+    PATH_FIELDS: ClassVar[tuple[str, ...]] = ("data", "frame_cache", "cnn_weights")
 
     model: str = "lstm"
     data: str = ""
@@ -49,6 +57,8 @@ class BaselineConfig(RunConfig):
     frame_width: int = 96
     frame_height: int = 64
     cnn: str = "small"
+    cnn_weights: str | None = None
+    freeze_cnn: bool = False
     frame_features: int = 64
     embed_dim: int = 300
     hidden: int = 256
@@ -76,6 +86,10 @@ class BaselineConfig(RunConfig):
             raise UserError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if self.cnn not in CNNS:
             raise UserError(f"cnn must be one of {', '.join(CNNS)}, got {self.cnn!r}")
+        if self.cnn_weights and self.cnn not in RESNETS:
+            raise UserError(f"cnn_weights needs cnn {' or '.join(RESNETS)}, got {self.cnn!r}")
+        if self.freeze_cnn and not self.cnn_weights:
+            raise UserError("freeze_cnn needs cnn_weights (freezing random weights learns nothing)")
         if not self.data:
             raise UserError("--data is required (a CLEVRER set with question files and videos)")
         for name in (

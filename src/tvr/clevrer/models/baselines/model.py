@@ -2,8 +2,9 @@
 
 - LSTM (Table 2): word embeddings -> LSTM; an MLP on the final hidden state predicts the
   descriptive answer (over ANSWERS) and, for an option, one logit of "correct".
-- CNN+LSTM: each of the K frames through the CNN (torchvision's ResNet-18 or a small CNN, random
-  weights; the paper: ImageNet ResNet-50 pool5 features, which tvr cannot download), each frame's
+- CNN+LSTM: each of the K frames through the CNN (torchvision's ResNet-18 or ResNet-50, random or
+  ImageNet weights from a local file and optionally fixed, or a small CNN; the paper: fixed
+  ImageNet ResNet-50 pool5 features), each frame's
   feature reduced to `frame_features`, the K concatenated in time order and mapped to the
   question's width; the MLP reads [question, video]. A video's frames go through the CNN once
   per batch for all its questions.
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -20,6 +22,7 @@ from torch.nn.utils.rnn import pack_padded_sequence
 from tvr.clevrer.models.baselines.config import BaselineConfig
 from tvr.clevrer.models.baselines.data import ANSWERS
 from tvr.clevrer.models.parser.tokens import PAD_ID
+from tvr.core.errors import UserError
 
 # ImageNet's mean and std, the usual input scaling of torchvision's ResNets
 _MEAN = (0.485, 0.456, 0.406)
@@ -57,21 +60,55 @@ def small_cnn(width: int = 128) -> tuple[nn.Module, int]:
     return nn.Sequential(*layers), width
 
 
-def resnet18_cnn() -> tuple[nn.Module, int]:
-    """torchvision's ResNet-18 without its classifier, random weights (nothing downloaded)."""
-    from torchvision.models import resnet18
+def resnet_cnn(name: str) -> tuple[nn.Module, int]:
+    """torchvision's "resnet18" or "resnet50" without its classifier, random weights (nothing
+    downloaded; `load_cnn_weights` reads ImageNet weights from a file)."""
+    from torchvision import models
 
-    net = resnet18(weights=None)
+    net = getattr(models, name)(weights=None)
+    width = net.fc.in_features
     net.fc = nn.Identity()
-    return net, 512
+    return net, width
+
+
+def load_cnn_weights(cnn: nn.Module, path: str | Path, option: str = "--cnn-weights") -> None:
+    """Load a torchvision ResNet state dict from a local file into `cnn` (its classifier's
+    entries dropped), strictly; UserError naming `option` and the file when it cannot be read
+    or does not fit."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{option} {path}: no such file (weights are only read from a local "
+                        "file, never downloaded)")  # fmt: skip
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch.load fails in many ways on other files
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise UserError(f"{option} {path}: not a torch state dict ({reason})") from None
+    if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
+        state = state["state_dict"]
+    if not isinstance(state, dict):
+        raise UserError(f"{option} {path}: not a torch state dict (a {type(state).__name__})")
+    state = {k: v for k, v in state.items() if not k.startswith("fc.")}
+    try:
+        cnn.load_state_dict(state, strict=True)
+    except RuntimeError as err:
+        lines = str(err).strip().splitlines()
+        detail = lines[1].strip() if len(lines) > 1 else lines[0]
+        raise UserError(f"{option} {path}: not weights of this ResNet ({detail})") from None
 
 
 class FrameEncoder(nn.Module):
-    """Frames (B, K, 3, H, W) uint8 -> a video feature (B, out) keeping the frames' order."""
+    """Frames (B, K, 3, H, W) uint8 -> a video feature (B, out) keeping the frames' order. With
+    `freeze_cnn` the CNN gets no gradients and its BatchNorm stays in eval mode."""
 
-    def __init__(self, cnn: str, frames: int, frame_features: int, out: int) -> None:
+    def __init__(
+        self, cnn: str, frames: int, frame_features: int, out: int, freeze_cnn: bool = False
+    ) -> None:
         super().__init__()
-        self.cnn, width = resnet18_cnn() if cnn == "resnet18" else small_cnn()
+        self.cnn, width = small_cnn() if cnn == "small" else resnet_cnn(cnn)
+        self.freeze_cnn = freeze_cnn
+        if freeze_cnn:
+            self.cnn.requires_grad_(False)
         self.reduce = nn.Sequential(nn.Linear(width, frame_features), nn.ReLU(inplace=True))
         self.video = nn.Sequential(nn.Linear(frames * frame_features, out), nn.ReLU(inplace=True))
         self.register_buffer("mean", torch.tensor(_MEAN).view(1, 3, 1, 1), persistent=False)
@@ -81,7 +118,14 @@ class FrameEncoder(nn.Module):
         b = frames.shape[0]
         x = frames.flatten(0, 1).float().div(255.0)
         x = (x - self.mean) / self.std
-        per_frame = self.reduce(self.cnn(x)).view(b, -1)  # (B, K * frame_features)
+        if self.freeze_cnn:
+            # eval here, not in train(): Lightning restores submodules' modes by attribute
+            self.cnn.eval()
+            with torch.no_grad():
+                features = self.cnn(x)
+        else:
+            features = self.cnn(x)
+        per_frame = self.reduce(features).view(b, -1)  # (B, K * frame_features)
         return self.video(per_frame)
 
 
@@ -93,7 +137,7 @@ class QAModel(nn.Module):
         h = config.hidden
         self.question = QuestionEncoder(n_words, config.embed_dim, h, config.dropout)
         self.video = (
-            FrameEncoder(config.cnn, config.frames, config.frame_features, h)
+            FrameEncoder(config.cnn, config.frames, config.frame_features, h, config.freeze_cnn)
             if config.uses_video
             else None
         )

@@ -17,6 +17,7 @@ from tvr.clevrer.data.layout import find_questions
 from tvr.clevrer.data.questions import has_answers, read_questions
 from tvr.clevrer.data.submission import write_submission
 from tvr.clevrer.models.baselines.config import BaselineConfig
+from tvr.clevrer.models.baselines.model import load_cnn_weights, resnet_cnn
 from tvr.clevrer.models.baselines.module import BaselineData, BaselineModule
 from tvr.clevrer.models.baselines.predict import Baseline
 from tvr.clevrer.results import evaluate_into
@@ -30,6 +31,12 @@ def train_baseline(
     epoch_lines: bool = True,
 ) -> Path:
     """Train the baseline as configured (resuming its run folder); returns the run folder."""
+    config.validate()
+    pretrained = None
+    if config.cnn_weights and config.uses_video:  # read and checked before anything is written
+        cnn, _ = resnet_cnn(config.cnn)
+        load_cnn_weights(cnn, config.cnn_weights)
+        pretrained = cnn.state_dict()
     run_dir = open_run(config)
     data = BaselineData(config)
     data.setup()
@@ -41,7 +48,10 @@ def train_baseline(
     words = data.words.to_json()
 
     def make_module() -> BaselineModule:
-        return BaselineModule(config.to_dict(), words)
+        module = BaselineModule(config.to_dict(), words)
+        if pretrained is not None and module.model.video is not None:
+            module.model.video.cnn.load_state_dict(pretrained)  # a resumed run's checkpoint wins
+        return module
 
     result = fit_config(
         config, make_module, data, callbacks, progress_bar, epoch_lines,
