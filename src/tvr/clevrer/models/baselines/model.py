@@ -4,10 +4,9 @@
   descriptive answer (over ANSWERS) and, for an option, one logit of "correct".
 - CNN+LSTM: each of the K frames through the CNN (torchvision's ResNet-18 or ResNet-50, random or
   ImageNet weights from a local file and optionally fixed, or a small CNN; the paper: fixed
-  ImageNet ResNet-50 pool5 features), each frame's
-  feature reduced to `frame_features`, the K concatenated in time order and mapped to the
-  question's width; the MLP reads [question, video]. A video's frames go through the CNN once
-  per batch for all its questions.
+  ImageNet ResNet-50 pool5 features), each frame's feature reduced to `frame_features`, the K
+  concatenated in time order and mapped to the question's width; the MLP reads [question,
+  video]. A video's frames go through the CNN once per batch for all its questions.
 """
 
 from __future__ import annotations
