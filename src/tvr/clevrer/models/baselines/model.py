@@ -22,6 +22,7 @@ from tvr.clevrer.models.baselines.config import BaselineConfig
 from tvr.clevrer.models.baselines.data import ANSWERS
 from tvr.clevrer.models.parser.tokens import PAD_ID
 from tvr.core.errors import UserError
+from tvr.training.clip_towers import check_weights_file
 
 # ImageNet's mean and std, the usual input scaling of torchvision's ResNets
 _MEAN = (0.485, 0.456, 0.406)
@@ -74,10 +75,7 @@ def load_cnn_weights(cnn: nn.Module, path: str | Path, option: str = "--cnn-weig
     """Load a torchvision ResNet state dict from a local file into `cnn` (its classifier's
     entries dropped), strictly; UserError naming `option` and the file when it cannot be read
     or does not fit."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{option} {path}: no such file (weights are only read from a local "
-                        "file, never downloaded)")  # fmt: skip
+    path = check_weights_file(path, option)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch.load fails in many ways on other files
