@@ -5,7 +5,8 @@ python benchmarks/clevrer_question_speed.py [--videos 100] [--seed 0]
 Simulates the videos first (not timed; `tvr.clevrer.world`), then generates every video's
 questions with one Balancer, as one shard would, and prints wall and CPU milliseconds per video,
 executor runs per video, questions per video by type against the release's, options per
-multiple-choice question, and the answer counts of each descriptive sub-type. Pin to one core
+multiple-choice question, the answer counts of each descriptive sub-type, and how many candidate
+questions and options each robustness rule turned away (`generate_questions(..., drops=...)`). Pin to one core
 (`taskset -c 0`) for a per-core figure; on a shared machine the CPU figure is the steadier one.
 """
 
@@ -18,6 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from tvr.clevrer.programs.executor import CONVENTIONS
 from tvr.clevrer.questions import generate as gen
 from tvr.clevrer.questions.balance import ANSWERS, Balancer
 from tvr.clevrer.world.facts import facts_from_video
@@ -29,8 +31,8 @@ class CountingRunner(gen.Runner):
 
     made: ClassVar[list[gen.Runner]] = []
 
-    def __init__(self, facts) -> None:
-        super().__init__(facts)
+    def __init__(self, facts, drops=None) -> None:
+        super().__init__(facts, drops)
         CountingRunner.made.append(self)
 
 
@@ -46,11 +48,12 @@ def main() -> None:
 
     gen.Runner = CountingRunner  # count executor runs (same behaviour)
     balancer = Balancer()
+    drops: Counter = Counter()
     questions = []
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for i, f in enumerate(facts):
         rng = np.random.default_rng([args.seed, i, 1])
-        questions.append(gen.generate_questions(f, rng, balancer=balancer))
+        questions.append(gen.generate_questions(f, rng, balancer=balancer, drops=drops))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     n = args.videos
     runs = sum(r.executions for r in CountingRunner.made)
@@ -73,6 +76,13 @@ def main() -> None:
             opt += f" ({100 * np.mean(correct):.0f}% correct)"
         print(f"{t:15} {types[t] / n:9.2f} {types[t] / max(total, 1):7.1%} "
               f"{count / release_total:8.1%} {opt:>22}")
+    candidates = sum(len(r._answers) + len(r._choices) for r in CountingRunner.made)
+    print(f"turned away, of {candidates} candidate programs executed (descriptive questions and "
+          f"options; several rules may turn one away):")
+    # every convention rule, also those that turned nothing away, then the generator's own rules
+    for rule in [*CONVENTIONS, *sorted(set(drops) - set(CONVENTIONS))]:
+        k = drops[rule]
+        print(f"  {rule:25} {k:6d} ({100 * k / max(candidates, 1):.1f}%, {k / n:.2f} per video)")
     print("descriptive answers (balancer counts):")
     for subtype, space in ANSWERS.items():
         counts = [balancer.answers[subtype][a] for a in space]

@@ -152,7 +152,8 @@ CASES: list[tuple[list[str], str]] = [
     (["events", *collision("events", "blue", "green"), "filter_ancestor", "unique", "get_frame"],
      "8"),
     # counterfactual
-    ([*obj("red"), "counterfact_events", "count"], "2"),  # in4, c24 (c34 is after the video)
+    # in4, c24 and c34: a what-if run counts over the factual run's whole horizon, past the video
+    ([*obj("red"), "counterfact_events", "count"], "3"),
     (["events", *obj("blue"), "filter_counterfact", "count"], "2"),  # in4 and c04
     (["all_events", *obj("blue"), "get_counterfact", "objects", "filter_collision", "count"], "2"),
     # logic
@@ -189,11 +190,12 @@ CHOICES: list[tuple[list[str], list[str], str]] = [
     # predictive: c34 happens after the video, c01 during it
     (collision("all_events", "gray", "yellow"), ["unseen_events", "belong_to"], "correct"),
     (collision("all_events", "red", "blue"), ["unseen_events", "belong_to"], "wrong"),
-    # counterfactual without red: c24 happens; c34 only after the video; c12 not at all
+    # counterfactual without red: c24 happens; c34 too, after the video (as predictive questions
+    # read the future); c12 not at all
     (collision("all_events", "green", "yellow"),
      ["all_events", *obj("red"), "get_counterfact", "belong_to"], "correct"),
     (collision("all_events", "gray", "yellow"),
-     ["all_events", *obj("red"), "get_counterfact", "belong_to"], "wrong"),
+     ["all_events", *obj("red"), "get_counterfact", "belong_to"], "correct"),
     (collision("all_events", "blue", "green"),
      ["all_events", *obj("red"), "filter_counterfact", "belong_to"], "wrong"),
     (collision("all_events", "blue", "green"),
@@ -403,3 +405,71 @@ def test_check_program_types_without_a_video() -> None:
         assert kind in ex.ANSWER_KINDS
         if answer.isdigit():
             assert kind in ("int", "frame")
+
+
+# ---- readings of the conventions ------------------------------------------------------------
+def test_readings_of_the_same_frame_order() -> None:
+    from tvr.clevrer.programs.executor import Reading
+
+    a = Event("collision", 9, (RED, BLUE))
+    b = Event("collision", 9, (RED, GREEN))
+    c = Event("collision", 15, (RED, GRAY))
+    facts = SceneFacts(FACTS.objects, Run(events=(a, b, c)), n_shown_frames=SHOWN)
+    # tvr: both frame-9 collisions cause the third; neither causes the other; "first" is a tie
+    second = ["events", *collision("events", "red", "green"), "filter_ancestor", "count"]
+    first = ["events", *collision("events", "red", "blue"), "filter_ancestor", "count"]
+    order = ["events", *obj("red"), "filter_collision", "first", "filter_order",
+             *obj("red"), "query_collision_partner", "query_color"]
+    assert execute(second, facts) == "0"
+    with pytest.raises(ExecutionError, match="ambiguous"):
+        execute(order, facts)
+    # the released executor takes them one after the other, in the listed order
+    listed = Executor(facts, Reading(ties="listed"))
+    assert listed.execute(second) == "1" and listed.execute(first) == "0"
+    assert listed.execute(order) == "blue"
+    # ... and the reverse order reads the other way
+    reversed_ = Executor(facts, Reading(ties="reversed"))
+    assert reversed_.execute(first) == "1" and reversed_.execute(second) == "0"
+    assert reversed_.execute(order) == "green"
+
+
+def test_readings_of_the_end_frame_and_the_thresholds() -> None:
+    from tvr.clevrer.programs.executor import MOVING_SPEED, Reading
+
+    motion = make_motion()
+    vel = motion.velocity.copy()
+    vel[:, GRAY] = (0.30, 0.0)  # 0.30 px/frame: just below the moving threshold (0.32)
+    vel[17:, BLUE] = 0.0  # blue stops at frame 17
+    facts = SceneFacts(FACTS.objects, Run(FACTS.factual.events, Motion(motion.xy, vel,
+                                                                       motion.visible)),
+                       FACTS.counterfactual, SHOWN)
+    at_end = ["objects", "end", "get_frame", "filter_moving", "count"]
+    assert execute(["end", "get_frame"], facts) == str(SHOWN - 1)
+    assert Executor(facts, Reading(end_frame=16)).execute(["end", "get_frame"]) == "16"
+    # at the end: red, yellow move (gray creeps); at 16 blue moves too
+    assert execute(at_end, facts) == "2"
+    assert Executor(facts, Reading(end_frame=16)).execute(at_end) == "3"
+    # 15% lower, gray counts as moving
+    lower = Executor(facts, Reading(moving_speed=MOVING_SPEED * 0.85))
+    assert lower.execute(at_end) == "3"
+    # a velocity at 38 degrees from "right" is right; turned 10 degrees it is between sectors
+    vel[:, GRAY] = (np.cos(np.radians(38)), -np.sin(np.radians(38)))
+    facts = SceneFacts(FACTS.objects, Run(FACTS.factual.events, Motion(motion.xy, vel,
+                                                                       motion.visible)))
+    direction = [*obj("gray"), "3", "query_direction"]
+    assert execute(direction, facts) == "right"
+    with pytest.raises(ExecutionError, match="diagonally"):
+        Executor(facts, Reading(direction_turn=10.0)).execute(direction)
+
+
+def test_what_if_runs_reach_as_far_as_the_video_runs() -> None:
+    """A what-if run's events count over the factual run's whole horizon: a collision after the
+    shown frames happens without the object (counterfactual) as it happens next (predictive)."""
+    late = Event("collision", SHOWN + 6, (GRAY, YELLOW))
+    facts = SceneFacts(FACTS.objects, Run(events=(C01, late)),
+                       {RED: Run(events=(late,))}, n_shown_frames=SHOWN)
+    choice = collision("all_events", "gray", "yellow")
+    assert answer_choice(choice, ["unseen_events", "belong_to"], facts) == "correct"
+    assert answer_choice(choice, ["all_events", *obj("red"), "get_counterfact", "belong_to"],
+                         facts) == "correct"
+    assert execute([*obj("red"), "counterfact_events", "count"], facts) == "1"

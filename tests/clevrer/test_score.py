@@ -125,3 +125,20 @@ def test_the_frequent_answerer_gives_each_types_most_frequent_answer():
     s = score(qs, sub).to_json()
     assert s["predictive"]["per_question"]["accuracy"] == 0.0  # one right, one wrong label
     assert s["descriptive"]["accuracy"] == 1.0
+
+
+def test_a_question_without_choices_is_refused_not_scored_right():
+    """Scoring "right unless a choice is wrong" would count a question with no choices as right;
+    the scorer refuses such a question, naming it (the reader refuses the file before)."""
+    import dataclasses
+
+    qs = _questions()
+    video = qs[0]
+    index = next(i for i, q in enumerate(video.questions) if q.choices)
+    emptied = dataclasses.replace(video.questions[index], choices=())
+    broken = [dataclasses.replace(
+        video, questions=(*video.questions[:index], emptied, *video.questions[index + 1:])),
+        *qs[1:]]
+    with pytest.raises(UserError, match=f"question {emptied.question_id} of scene "
+                                        f"{video.scene_index} has no choices"):
+        score(broken, submission_from_questions(qs))

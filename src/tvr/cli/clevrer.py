@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="the set's folder")
     p.add_argument("--num", type=positive_int, default=200, help="videos (default 200)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
-    p.add_argument("--shard-size", type=positive_int, default=20,
-                   help="videos per symbolic shard (questions are balanced per shard; default 20)")
+    p.add_argument("--shard-size", type=positive_int, default=100,
+                   help="videos per symbolic shard (questions are balanced per shard; default 100)")
     p.add_argument("--backend", choices=("raster", "cycles", "none"), default="raster",
                    help="renderer (default raster); none: the symbolic files only")
     p.add_argument("--preset", default="default", help="renderer preset (preview, default, paper)")

@@ -47,8 +47,9 @@ CASES = [
     (lambda d: d[0]["questions"][3].update(answer="yes"), "[0].questions[3].answer",
      "answers per choice"),
     (lambda d: d[0]["questions"][3].pop("choices"), "[0].questions[3].choices", "missing"),
+    # an empty list would score as right where "right unless a choice is wrong" is the rule
     (lambda d: d[0]["questions"][3].update(choices=[]), "[0].questions[3].choices",
-     "non-empty"),
+     "question 3 of scene 10000 has no choices"),
     (lambda d: d[0]["questions"][0].update(choices=[]), "[0].questions[0].choices",
      "not choices"),
     (lambda d: d[1]["questions"][4]["choices"][1].update(answer="yes"),

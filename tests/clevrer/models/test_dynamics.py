@@ -118,7 +118,9 @@ def test_propnet_overfits_a_few_trajectories(symbolic_set):
     err_px = float(out["err_px"].sum() / out["count"].sum())
     assert float(out["position"] + out["collision"]) < 0.01 * first
     assert err_px < 0.5  # from about 4 px untrained
-    assert float(out["tp"]) >= 5 and float(out["fn"]) <= 1 and float(out["fp"]) <= 1
+    # the windows of the two videos hold 4 collisions: found, with at most one miss and one extra
+    assert float(out["tp"] + out["fn"]) >= 4
+    assert float(out["tp"]) >= 3 and float(out["fn"]) <= 1 and float(out["fp"]) <= 1
 
 
 class ConstantVelocity(PropNet):

@@ -60,9 +60,10 @@ def test_trace_shapes(videos):
 
 def test_objects_stay_on_the_floor_and_upright(videos):
     # nothing floats or sinks: the centre stays at the shape's half height (Bullet lets a
-    # resting box sink about 0.015 into the floor, 0.7 px)
+    # resting box sink about 0.015 into the floor, 0.7 px; a box rocking on an edge after a
+    # fast hit rises up to about 0.04)
     for v in videos:
-        assert floor_gap(v) < 0.03
+        assert floor_gap(v) < 0.05
         upright = [i for i, o in enumerate(v.spec.objects) if o.shape != "sphere"]
         assert np.nanmax(tilt_degrees(v.factual.orientation[:, upright])) <= CONFIG.max_tilt_deg
 

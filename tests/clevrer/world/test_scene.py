@@ -30,7 +30,7 @@ def test_48_combinations():
 
 def test_no_two_identical_objects_and_counts_in_range():
     found = scenes()
-    assert len(found) > 190  # placement rarely fails
+    assert len(found) >= 185  # placement rarely fails (sideways exits leave less room)
     for spec in found:
         keys = [(o.color, o.material, o.shape) for o in spec.objects]
         assert len(set(keys)) == len(keys)

@@ -170,7 +170,7 @@ def _parse_video(f: Fields, data: Any, where: str) -> VideoQuestions:
     questions = []
     ids: set[int] = set()
     for i, raw in enumerate(f.sequence(data["questions"], (where, ".questions"))):
-        q = _parse_question(f, raw, f"{where}.questions[{i}]")
+        q = _parse_question(f, raw, f"{where}.questions[{i}]", scene_index)
         if q.question_id in ids:
             raise f.fail(f"{where}.questions[{i}].question_id",
                          f"question {q.question_id} appears twice in scene {scene_index}")
@@ -181,7 +181,7 @@ def _parse_video(f: Fields, data: Any, where: str) -> VideoQuestions:
     return VideoQuestions(scene_index, video_filename, tuple(questions), extra)
 
 
-def _parse_question(f: Fields, raw: Any, where: str) -> Question:
+def _parse_question(f: Fields, raw: Any, where: str, scene_index: int) -> Question:
     f.mapping(raw, where, ("question_id", "question", "question_type"))
     qid = f.integer(raw["question_id"], (where, ".question_id"), minimum=0)
     text = f.string(raw["question"], (where, ".question"))
@@ -201,7 +201,12 @@ def _parse_question(f: Fields, raw: Any, where: str) -> Question:
         raise f.fail((where, ".choices"), "missing")
     choices = []
     ids: set[int] = set()
-    for i, c in enumerate(f.sequence(raw["choices"], (where, ".choices"), non_empty=True)):
+    raw_choices = f.sequence(raw["choices"], (where, ".choices"))
+    if not raw_choices:
+        # an empty list would score as right wherever "right unless a choice is wrong" is the rule
+        raise f.fail((where, ".choices"), f"question {qid} of scene {scene_index} has no choices; "
+                     f"{qtype} questions need at least one")
+    for i, c in enumerate(raw_choices):
         at = f"{where}.choices[{i}]"
         f.mapping(c, at, ("choice_id", "choice"))
         cid = f.integer(c["choice_id"], (at, ".choice_id"), minimum=0)

@@ -21,7 +21,8 @@ class GenerateConfig:
     Args:
         num: videos, numbered 0..num-1.
         seed: every video is drawn from (seed, index) alone.
-        shard_size: videos per symbolic shard (its question balance is the shard's own).
+        shard_size: videos per symbolic shard (its question balance is the shard's own: 100
+            videos balance each template family over some 10 questions).
         splits: shares of train / validation / test, in index order (the release: 0.5 / 0.25 /
             0.25 of its 20,000 videos).
         backend: "raster" (default), "cycles" or "none" (symbolic only).
@@ -34,7 +35,7 @@ class GenerateConfig:
 
     num: int = 200
     seed: int = 0
-    shard_size: int = 20
+    shard_size: int = 100
     splits: tuple[float, float, float] = (0.5, 0.25, 0.25)
     backend: str = "raster"
     preset: str = "default"

@@ -121,6 +121,9 @@ def score(questions: Sequence[VideoQuestions], answers: Sequence[SubmittedVideo]
             if q.choices is None:
                 _score_descriptive(result, q.answer, q.subtype, a)
             else:
+                if not q.choices:
+                    raise UserError(f"question {q.question_id} of scene {video.scene_index} has no "
+                                    f"choices; {q.question_type} questions need at least one")
                 _score_choices(result, q.question_type, {c.choice_id: c.answer for c in q.choices}, a)
         known = {q.question_id: q for q in video.questions}
         for qid, a in given.items():

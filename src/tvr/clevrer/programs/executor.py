@@ -33,14 +33,17 @@ the official repository, does otherwise):
 - Events. `events` lists the factual run's in, out and collision events at frames < n_shown_frames,
   sorted by frame; `unseen_events` those at frames >= n_shown_frames (the 2 held-out seconds). The
   special start and end events are in no list (the released `events` list contains them; every
-  released program filters them away before counting, ordering or matching).
+  released program filters them away before counting, ordering or matching). The released
+  `unseen_events` stores an exit's object as `[[id]]` (line 101), so `filter_out` never finds an
+  exit after the video there; here it is a plain event.
 - Start and end. start is frame 0; end is the last shown frame of the run's motion, min(T,
   n_shown_frames) - 1 (127 when the motion reaches the video's end or beyond, 125 for a predicted
   trajectory whose last sample is frame 125; n_shown_frames - 1 without motion). The released
   executor hard-codes 125. Every listed event counts as after start; before end means frame <
   n_shown_frames and after end means frame >= n_shown_frames. `filter_start`/`filter_end` return
-  the special event for any event list (the released `filter_end` returns an undefined name, so
-  every program with it fails there).
+  the special event for any event list. The released `filter_end` returns the end event when the
+  list holds it (`events filter_end` gives frame 125, since its `events` lists start and end); it
+  fails (a NameError, line 411) only on a list without it, such as `unseen_events filter_end`.
 - Motion. An object is moving at a frame when it is visible then and its image speed exceeds
   MOVING_SPEED = 0.32 px/frame at 480x320 (the released 0.1 on the predictor's 150x100 grid, times
   3.2). `filter_moving`/`filter_stationary` keep the objects visible at the frame that are moving /
@@ -65,13 +68,23 @@ the official repository, does otherwise):
 - `all_events`: every possible collision between two objects and every possible in and out of one
   object, without frames (the released one lists collisions only; released programs always filter
   it with `filter_collision`, so their answers are the same).
-- Counterfactual: `counterfact_events(obj)` is the events of the run without obj at frames <
-  n_shown_frames, the same 5-second horizon as the video; `filter_counterfact(events, obj)` (the
-  files' `get_counterfact`) keeps the listed events whose kind and objects occur in that run. The
-  released executor compares collisions only, over its whole what-if rollout (some 60 frames past
-  the video).
+- Counterfactual: `counterfact_events(obj)` is every event of the run without obj, over the same
+  simulated horizon as the factual run (the 7 s the paper simulates, past the shown 5.12 s), as
+  the released executor counts its what-if rollouts; so "what will happen without X" reads the
+  future as predictive questions (`unseen_events`) do. `filter_counterfact(events, obj)` (the
+  files' `get_counterfact`) keeps the listed events whose kind and objects occur in that run (the
+  released one compares collisions only; released programs only ask about collisions).
 - `filter_in`/`filter_out`/`filter_collision` accept one object or a list (events involving any).
 - Object ids are 0..N-1 as in `SceneFacts.objects`; `objects` lists them all.
+
+Readings. Four conventions change some answers without either reading being wrong: the order of
+two events in one frame, the end frame (127 here, 125 hard-coded in the released executor), the
+moving threshold, and the edges of the direction sectors. A `Reading` sets each one (the default
+is tvr's); `CONVENTIONS` lists, per convention, the other readings a question's answer must
+survive to be asked (`tvr.clevrer.questions` asks none that changes: the order of same-frame
+events taken as listed and as reversed, the end at frame 125, the threshold 15% lower and higher,
+every velocity turned 10 degrees either way), and `CONVENTION_MODULES` the modules each one can
+affect.
 """
 
 from __future__ import annotations
@@ -92,6 +105,13 @@ from tvr.core.errors import UserError
 MOVING_SPEED = 0.32
 # half-width of each direction sector around right, up, left and down (the released value)
 DIRECTION_HALF_ANGLE = 40.0
+# the end frame the released executor hard-codes (executor.py line 67)
+OFFICIAL_END_FRAME = 125
+# how a question's answer must survive a convention: the moving threshold moved by this share
+# either way, every velocity turned by this many degrees either way
+MOVING_TOLERANCE = 0.15
+DIRECTION_TOLERANCE_DEG = 10.0
+TIES = ("together", "listed", "reversed")
 
 ORDERS: tuple[str, ...] = ("first", "second", "last")
 DIRECTIONS: tuple[str, ...] = ("right", "up", "left", "down")
@@ -161,6 +181,56 @@ class _Fail(Exception):
     """Raised by a handler; the runner turns it into an ExecutionError naming module and place."""
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How the executor reads the conventions an answer can hang on (the default: tvr's).
+
+    Args:
+        end_frame: the frame of the end event; None: the run's last shown frame (127). With a
+            frame given, "before end" and "after end" compare with it (frame < / > end_frame).
+        moving_speed: image speed (px/frame at 480x320) above which a visible object moves.
+        direction_turn: degrees added to the angle of every image velocity (query_direction).
+        ties: events in one frame: "together" (tvr: each of them is a cause of an object's
+            next event, and `filter_order` on a tie is ambiguous), "listed" (one after the other
+            in the listed order: in, out, collision, then object ids, as the released executor
+            lists them) or "reversed" (the other way round within a frame).
+    """
+
+    end_frame: int | None = None
+    moving_speed: float = MOVING_SPEED
+    direction_turn: float = 0.0
+    ties: str = "together"
+
+    def __post_init__(self) -> None:
+        if self.ties not in TIES:
+            raise ValueError(f"Reading.ties: one of {TIES}, got {self.ties!r}")
+
+
+DEFAULT_READING = Reading()
+
+#: the other readings of each convention, which an asked question's answer must survive
+CONVENTIONS: dict[str, tuple[Reading, ...]] = {
+    "same_frame_order": (Reading(ties="listed"), Reading(ties="reversed")),
+    "end_frame": (Reading(end_frame=OFFICIAL_END_FRAME),),
+    "moving_threshold": (
+        Reading(moving_speed=MOVING_SPEED * (1.0 - MOVING_TOLERANCE)),
+        Reading(moving_speed=MOVING_SPEED * (1.0 + MOVING_TOLERANCE)),
+    ),
+    "direction": (
+        Reading(direction_turn=-DIRECTION_TOLERANCE_DEG),
+        Reading(direction_turn=DIRECTION_TOLERANCE_DEG),
+    ),
+}
+
+#: the modules (spec names and aliases) whose results each convention can change
+CONVENTION_MODULES: dict[str, frozenset[str]] = {
+    "same_frame_order": frozenset({"filter_order", "filter_ancestor"}),
+    "end_frame": frozenset({"filter_end", "end"}),
+    "moving_threshold": frozenset({"filter_moving", "filter_stationary", "filter_resting"}),
+    "direction": frozenset({"query_direction"}),
+}
+
+
 # ---------------------------------------------------------------- the video, as modules see it
 
 
@@ -184,8 +254,9 @@ def _plain(events: Sequence[Event]) -> list[Event]:
 class _Context:
     """What modules read about one video, computed once per SceneFacts (motion lazily)."""
 
-    def __init__(self, facts: SceneFacts) -> None:
+    def __init__(self, facts: SceneFacts, reading: Reading = DEFAULT_READING) -> None:
         self.facts = facts
+        self.reading = reading
         self.n_objects = len(facts.objects)
         self.n_shown = int(facts.n_shown_frames)
         run = facts.factual
@@ -194,7 +265,9 @@ class _Context:
         self.events = tuple(e for e in ordered if e.frame < self.n_shown)
         self.unseen = tuple(e for e in ordered if e.frame >= self.n_shown)
         motion = run.motion
-        if motion is not None:
+        if reading.end_frame is not None:
+            self.end_frame = reading.end_frame
+        elif motion is not None:
             self.end_frame = min(len(motion.visible), self.n_shown) - 1
         else:
             self.end_frame = self.n_shown - 1
@@ -223,7 +296,7 @@ class _Context:
             self._velocity = np.asarray(motion.velocity, dtype=float)
             self._visible = np.asarray(motion.visible, dtype=bool)
             speed = np.linalg.norm(self._velocity, axis=-1)
-            self._moving = self._visible & (speed > MOVING_SPEED)
+            self._moving = self._visible & (speed > self.reading.moving_speed)
         return self._visible, self._moving, self._velocity
 
     def check_frame(self, frame: int, n_frames: int) -> None:
@@ -238,18 +311,34 @@ class _Context:
                 for o in set(e.objects):
                     by_object.setdefault(o, []).append(e)
             parents: dict[Event, tuple[Event, ...]] = {}
+            rank = {e: k for k, e in enumerate(self.in_time(self.all_factual))}
             for e in self.all_factual:
                 found: list[Event] = []
                 for o in sorted(set(e.objects)):
-                    earlier = [p for p in by_object[o] if p.frame < e.frame]
-                    if earlier:
-                        last = earlier[-1].frame
-                        found.extend(p for p in earlier if p.frame == last and p not in found)
+                    if self.reading.ties == "together":
+                        earlier = [p for p in by_object[o] if p.frame < e.frame]
+                        if earlier:
+                            last = earlier[-1].frame
+                            found.extend(p for p in earlier if p.frame == last and p not in found)
+                    else:  # the object's event just before, same-frame events in a line
+                        earlier = [p for p in by_object[o] if rank[p] < rank[e]]
+                        if earlier:
+                            latest = max(earlier, key=rank.__getitem__)
+                            if latest not in found:
+                                found.append(latest)
                 parents[e] = tuple(found)
             self._parents = parents
         if event not in self._parents:
             raise _Fail(f"{_describe(event)} is not an event of the video")
         return self._parents[event]
+
+    def in_time(self, events: Sequence[Event]) -> list[Event]:
+        """Events in time order; within a frame as listed, or reversed (reading "reversed")."""
+        ordered = sorted(events, key=_sort_key)
+        if self.reading.ties != "reversed":
+            return ordered
+        pos = {e: k for k, e in enumerate(ordered)}
+        return sorted(ordered, key=lambda e: (e.frame, -pos[e]))
 
     def ancestors(self, event: Event) -> set[Event]:
         seen: set[Event] = set()
@@ -267,7 +356,7 @@ class _Context:
             run: Run | None = self.facts.counterfactual.get(obj)
             if run is None:
                 raise _Fail(f"the facts have no counterfactual run without object {obj}")
-            self._cf[obj] = tuple(e for e in _plain(run.events) if e.frame < self.n_shown)
+            self._cf[obj] = tuple(_plain(run.events))
         return self._cf[obj]
 
 
@@ -361,14 +450,15 @@ def _filter_kind(kind: str) -> Callable[..., tuple[Event, ...]]:
 
 def _filter_order(ctx: _Context, events: tuple[Event, ...], order: str) -> Event:
     _need_frames(events)
-    ordered = sorted(events, key=_sort_key)
+    ordered = ctx.in_time(events)
     index = {"first": 0, "second": 1, "last": len(ordered) - 1}[order]
     if not 0 <= index < len(ordered):
         raise _Fail(f"no {order} event: the list has {len(ordered)}")
     chosen = ordered[index]
-    for k in (index - 1, index + 1):
-        if 0 <= k < len(ordered) and ordered[k].frame == chosen.frame:
-            raise _Fail(f"the {order} event is ambiguous: two events at frame {chosen.frame}")
+    if ctx.reading.ties == "together":
+        for k in (index - 1, index + 1):
+            if 0 <= k < len(ordered) and ordered[k].frame == chosen.frame:
+                raise _Fail(f"the {order} event is ambiguous: two events at frame {chosen.frame}")
     return chosen
 
 
@@ -376,6 +466,8 @@ def _special_split(ctx: _Context, events: tuple[Event, ...], event: Event, befor
     if event.kind == "start":
         return () if before else events
     if event.kind == "end":
+        if ctx.reading.end_frame is not None:  # the end as a frame, like any event's
+            return None
         return tuple(e for e in events if (e.frame < ctx.n_shown) == before)
     return None
 
@@ -427,7 +519,8 @@ def _query_direction(ctx: _Context, obj: int, frame: int | None) -> str:
     if not moving[frame, obj]:
         raise _Fail(f"object {obj} is not moving at frame {frame}")
     vx, vy = (float(v) for v in velocity[frame, obj])
-    angle = math.degrees(math.atan2(-vy, vx))  # 0 right, 90 up (image y points down)
+    # 0 right, 90 up (image y points down)
+    angle = math.degrees(math.atan2(-vy, vx)) + ctx.reading.direction_turn
     for name, centre in zip(DIRECTIONS, (0.0, 90.0, 180.0, -90.0), strict=True):
         off = (angle - centre + 180.0) % 360.0 - 180.0
         if abs(off) <= DIRECTION_HALF_ANGLE:
@@ -550,7 +643,7 @@ _CANONICAL: dict[str, Handler] = {
         "events"),
     # counterfactual
     "counterfact_events": Handler(
-        _counterfact_events, 1, "The events of the run without the object (shown frames).",
+        _counterfact_events, 1, "The events of the run without the object (its whole run).",
         (_ONE,), "events"),
     "filter_counterfact": Handler(
         _filter_counterfact, 2, "The listed events that happen in the run without the object.",
@@ -715,11 +808,13 @@ def _answer(value: Value) -> str:
 
 
 class Executor:
-    """Runs programs on one video's SceneFacts, computing what modules read once."""
+    """Runs programs on one video's SceneFacts, computing what modules read once; `reading` sets
+    the conventions (`Reading`; the default is tvr's)."""
 
-    def __init__(self, facts: SceneFacts) -> None:
+    def __init__(self, facts: SceneFacts, reading: Reading = DEFAULT_READING) -> None:
         self.facts = facts
-        self._ctx = _Context(facts)
+        self.reading = reading
+        self._ctx = _Context(facts, reading)
 
     def run(self, program: Sequence[str]) -> Value:
         """The program's final value (any kind); ProgramError or ExecutionError.

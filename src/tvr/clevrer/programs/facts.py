@@ -40,11 +40,15 @@ class Motion:
         xy: (T, N, 2) object centre, pixels (x right, y down).
         velocity: (T, N, 2) pixels per frame, same axes.
         visible: (T, N) whether the object is inside the camera view (and present) at that frame.
+        floor: (T, N, 2) the centre on the floor in scene units, where the world is known (a
+            simulated video); None for predicted dynamics. The executor never reads it; the
+            question generator weighs predictive distractors with it.
     """
 
     xy: np.ndarray
     velocity: np.ndarray
     visible: np.ndarray
+    floor: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

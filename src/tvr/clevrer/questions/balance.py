@@ -1,24 +1,46 @@
-"""Answer balancing within each descriptive sub-type, and question-type quotas, over a dataset.
+"""Answer balance over a shard's videos: descriptive answers within each template family, multiple-
+choice labels within each kind of option, and question-type quotas.
 
-The paper (section 3.2, appendix A) balances the answers within each descriptive sub-type. A
-`Balancer` counts, over every video it has seen, the answers of each sub-type and the questions
-of each type. For each descriptive question the generator first lists the answers this video can
-give (a pool of candidate questions, executed); the balancer picks the least-used of those
-answers (ties at random), so an answer that is already over-represented is rejected whenever the
-video can give a rarer one. Answers the video cannot produce are not forced (a count of 5 needs
-five matching objects); they stay as balanced as the videos allow.
+The paper (section 3.2, appendix A) balances descriptive answers within each sub-type and samples
+options "to balance the number of correct and wrong ones, and minimize text-only biases". Balance
+within a sub-type is not enough: a question-only model learns the answers of each template
+("Are there any stationary objects when the video ends?" was "yes" 70 times in 71), so tvr
+balances within each template family, and multiple-choice labels within each cell of what the
+text shows about an option.
 
-Type quotas: a video asks floor(m) or floor(m) + 1 questions of a type with mean m (the fraction
-drawn at random), plus what earlier videos seen by the same balancer fell short of (or minus what
-they asked too many; at most `MAX_CATCH_UP` either way), so videos without, say, unseen
-collisions do not lower the dataset's predictive ratio. One balancer per shard, fed its videos in index order, gives the same questions
-on every run; `add` rebuilds the counts from questions written earlier.
+- Descriptive. A family is a builder's template with what the text shows of it (the moment or
+  event kind, which attributes a set phrase names, whether it names one of the event's;
+  `Candidate.family`). Per family the balancer counts the answers asked and, per video, which
+  answers the video could give. The family's common answers are those feasible in at least
+  `COMMON_SHARE` of the videos that could ask it; an answer is asked only while it is at most
+  `SLACK` ahead of the family's least-asked common answer (rarer answers are always welcome).
+  A family with fewer than `MIN_ANSWERS` common answers (two for yes/no and materials) keeps
+  pace with its rare ones, and one with fewer answers seen is not asked: "How many objects
+  enter the scene?" is 2 or 3 in most videos, so it is asked only as often as it is 1 or 4
+  (`lead`). An answer a video offers is taken with the chance that evens out how often videos
+  offer each (`pace`), so the slack of each shard does not add up. Among the
+  (family, answer) pairs allowed, the answer least asked in the sub-type wins (the paper's
+  balance within a sub-type), then the one least asked in its family, then chance. A family
+  whose common answers are rarely all feasible is asked less: its answers stay balanced.
+- Multiple choice. A cell is what a question-only model sees of an option: the question type and
+  form (responsible / not responsible, happen / not happen) and the option's kind (a collision,
+  an entering, the presence of an object) and whether it names an object of the question's
+  event. The number of correct options of a question is Binomial(k, 1/2) within what the video
+  offers, steered towards the question form's balance (`steered_correct`); the correct and wrong
+  places go first to options whose cell is behind on that label (`behind`).
+- Types. A video asks floor(m) or floor(m) + 1 questions of a type with mean m (the fraction
+  drawn at random), plus what earlier videos seen by the same balancer fell short of (or minus
+  what they asked too many; at most `MAX_CATCH_UP` either way), so videos without, say, unseen
+  collisions do not lower the dataset's predictive ratio.
+
+One balancer per shard, fed its videos in index order, gives the same questions on every run.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,28 +57,146 @@ ANSWERS: dict[str, tuple[str, ...]] = {
 }
 
 QUESTION_TYPES: tuple[str, ...] = ("descriptive", "explanatory", "predictive", "counterfactual")
+LABELS: tuple[str, str] = ("correct", "wrong")
 
 MAX_CATCH_UP = 2
 
 
+def subtype_of(family: str) -> str:
+    """The sub-type a family belongs to (its name's first part: "count/exit/1" -> "count")."""
+    return family.split("/", 1)[0]
+
+#: an answer of a family is common when this share of the videos that could ask the family
+#: could give it
+COMMON_SHARE = 0.05
+#: how far an answer may run ahead of its family's least-asked common answer
+SLACK = 1
+#: a family is balanced over at least this many answers (or its whole answer space)
+MIN_ANSWERS = 3
+#: how strongly the number of correct options follows the form's balance (0: pure binomial)
+STEER = 0.05
+
+
 @dataclass
 class Balancer:
-    """Answer counts per descriptive sub-type and question counts per type, over many videos."""
+    """Counts over the videos of one shard: answers per family and sub-type, labels per option
+    cell and form, questions per type."""
 
     answers: dict[str, Counter] = field(default_factory=lambda: {s: Counter() for s in ANSWERS})
+    families: dict[str, Counter] = field(default_factory=dict)
+    family_videos: Counter = field(default_factory=Counter)
+    feasible: dict[str, Counter] = field(default_factory=dict)
+    cells: dict[Hashable, Counter] = field(default_factory=dict)
+    forms: dict[Hashable, Counter] = field(default_factory=dict)
     types: Counter = field(default_factory=Counter)
     videos: int = 0
 
-    def pick(self, subtype: str, feasible: Iterable[str], rng: np.random.Generator) -> str | None:
-        """The least-used answer of the sub-type among those feasible (ties at random)."""
-        options = sorted(set(feasible))
+    # ---- descriptive ------------------------------------------------------------------------
+    def observe(self, family: str, answers: Iterable[str]) -> None:
+        """Count one video that could ask `family` with these answers."""
+        self.family_videos[family] += 1
+        self.feasible.setdefault(family, Counter()).update(set(answers))
+
+    def lead(self, family: str, answer: str) -> int:
+        """How far the answer is ahead of the family's least-asked answer that it must keep pace
+        with (<= 0: it may be asked).
+
+        The family's answers to balance are its common ones (feasible in `COMMON_SHARE` of the
+        videos that could ask it). With fewer than `MIN_ANSWERS` of them (or its whole answer
+        space, if smaller), its words narrow the answer down too far: then every answer seen
+        sets the pace, and a family with fewer answers seen is not asked. An answer outside
+        that set is rare and always welcome.
+        """
+        base = self._base(family)
+        if base is None:
+            return SLACK
+        if answer not in base:
+            return -1
+        asked = self.families.get(family, Counter())
+        return asked[answer] - min(asked[a] for a in base)
+
+    def _base(self, family: str) -> list[str] | None:
+        """The answers a family is balanced over (see `lead`), or None if it is not asked."""
+        seen = self.feasible.get(family, Counter())
+        need = COMMON_SHARE * self.family_videos[family]
+        common = [a for a, n in seen.items() if n >= need]
+        want = min(MIN_ANSWERS, len(ANSWERS[family.split("/", 1)[0]]))
+        if len(common) >= want:
+            return common
+        if len(seen) >= want:
+            return list(seen)
+        return None
+
+    def pace(self, family: str, answer: str) -> float:
+        """The chance of taking an answer when the video offers it: the rarest balanced answer's
+        share of videos over this one's. Each answer is then taken about equally often per
+        video, so no answer runs ahead by the `SLACK` of every shard (a family that nearly
+        always offers "yes" would otherwise be one "yes" ahead in each shard)."""
+        base = self._base(family)
+        if base is None or answer not in base:
+            return 1.0
+        seen = self.feasible[family]
+        return min(seen[a] for a in base) / max(seen[answer], 1)
+
+    def choose(
+        self, subtype: str, feasible: Mapping[str, Iterable[str]], rng: np.random.Generator
+    ) -> tuple[str, str] | None:
+        """(family, answer) for the next question of a sub-type, or None if every family this
+        video offers is ahead on every answer it can give.
+
+        `feasible` maps each family to the answers this video can give it.
+        """
+        options: dict[str, list[str]] = {}
+        for family in sorted(feasible):
+            ok = [a for a in sorted(set(feasible[family]))
+                  if self.lead(family, a) < SLACK and rng.random() < self.pace(family, a)]
+            if ok:
+                options[family] = ok
         if not options:
             return None
-        counts = self.answers[subtype]
-        low = min(counts[a] for a in options)
-        best = [a for a in options if counts[a] == low]
+        # the sub-type's least-asked answer among them, then the family's, then at random
+        sub = self.answers[subtype]
+        keyed = [
+            ((sub[a], self.families.get(f, Counter())[a]), f, a)
+            for f, answers in options.items() for a in answers
+        ]
+        low = min(k for k, _, _ in keyed)
+        best = [(f, a) for k, f, a in keyed if k == low]
         return best[int(rng.integers(len(best)))]
 
+    # ---- multiple choice --------------------------------------------------------------------
+    def steered_correct(self, form: Hashable, k: int, lo: int, hi: int,
+                        rng: np.random.Generator) -> int:
+        """How many of k options are correct: Binomial(k, 1/2) on [lo, hi], steered so that the
+        form's correct and wrong options stay balanced."""
+        counts = self.forms.get(form, Counter())
+        surplus = counts["correct"] - counts["wrong"]
+        weights = [
+            math.comb(k, j) * math.exp(-STEER * (surplus + 2 * j - k) ** 2) if lo <= j <= hi
+            else 0.0
+            for j in range(k + 1)
+        ]
+        total = sum(weights)
+        r = rng.random() * total
+        for j, w in enumerate(weights):
+            r -= w
+            if r < 0 and w > 0:
+                return j
+        return max(j for j, w in enumerate(weights) if w > 0)
+
+    def behind(self, cell: Hashable, label: str) -> int:
+        """How far `label` leads the other label in a cell (negative: it is behind)."""
+        c = self.cells.get(cell, Counter())
+        other = LABELS[1] if label == LABELS[0] else LABELS[0]
+        return c[label] - c[other]
+
+    def record_options(self, form: Hashable, chosen: Iterable[tuple[Hashable, str]]) -> None:
+        """Count the options asked: (cell, label) pairs of one question of `form`."""
+        for cell, label in chosen:
+            self.cells.setdefault(cell, Counter())[label] += 1
+            self.forms.setdefault(form, Counter())[label] += 1
+
+    # ---- types ------------------------------------------------------------------------------
     def plan(self, means: Mapping[str, float], rng: np.random.Generator) -> dict[str, int]:
         """How many questions of each type the next video should ask; counts it as seen."""
         out = {}
@@ -69,10 +209,14 @@ class Balancer:
         return out
 
     def record(self, question: Mapping) -> None:
-        """Count one generated question (its type and, for descriptive, its answer)."""
+        """Count one generated question: its type and, for descriptive, its answer (per
+        sub-type, and per family when the question names one)."""
         self.types[question["question_type"]] += 1
         if question["question_type"] == "descriptive":
             self.answers[question["question_subtype"]][question["answer"]] += 1
+            family = question.get("question_family")
+            if family:
+                self.families.setdefault(family, Counter())[question["answer"]] += 1
 
     def add(self, questions: Iterable[Mapping], videos: int) -> None:
         """Count questions generated earlier for `videos` videos (e.g. earlier shards' files)."""

@@ -20,12 +20,19 @@ other shown event lies within `TIE_FRAMES` of the reference event, and order que
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tvr.clevrer.programs.executor import ExecutionError, Executor
+from tvr.clevrer.programs.executor import (
+    CONVENTION_MODULES,
+    CONVENTIONS,
+    ExecutionError,
+    Executor,
+    Reading,
+)
 from tvr.clevrer.programs.facts import Event, SceneFacts
 from tvr.clevrer.questions import templates as T
 from tvr.clevrer.vocab import COLORS, MATERIALS, SHAPES
@@ -66,14 +73,63 @@ class Runner:
     """Executes programs on one video's facts, caching answers; None where the video cannot answer.
 
     A malformed program (`ProgramError`) is a builder bug and is raised, never dropped.
+    `robust` and `robust_choice` give an answer only if it survives every convention the program
+    can hang on (`tvr.clevrer.programs.executor.CONVENTIONS`: the order of same-frame events,
+    the end frame 125 or 127, the moving threshold +-15%, direction sectors +-10 degrees), and
+    count in `drops` the programs each convention turned away.
     """
 
-    def __init__(self, facts: SceneFacts) -> None:
+    def __init__(self, facts: SceneFacts, drops: Counter | None = None) -> None:
         self.facts = facts
         self._executor = Executor(facts)
         self._answers: dict[Program, str | None] = {}
         self._choices: dict[tuple[Program, Program], str | None] = {}
+        self._robust: dict[tuple[Program, ...], str | None] = {}
+        self._readings: dict[Reading, Executor] = {}
+        self.drops = drops if drops is not None else Counter()
         self.executions = 0
+
+    def _reading_answer(self, reading: Reading, program: Program,
+                        choice: Program | None) -> str | None:
+        executor = self._readings.get(reading)
+        if executor is None:
+            executor = self._readings[reading] = Executor(self.facts, reading)
+        self.executions += 1
+        try:
+            if choice is None:
+                return executor.execute(program)
+            return executor.answer_choice(choice, program)
+        except ExecutionError:
+            return None
+
+    def _survives(self, answer: str | None, program: Program, choice: Program | None) -> bool:
+        if answer is None:
+            return False
+        modules = {*program, *(choice or ())}
+        ok = True
+        for rule, readings in CONVENTIONS.items():
+            if not modules & CONVENTION_MODULES[rule]:
+                continue
+            if any(self._reading_answer(r, program, choice) != answer for r in readings):
+                self.drops[rule] += 1
+                ok = False
+        return ok
+
+    def robust(self, program: Sequence[str]) -> str | None:
+        """The program's answer if no convention changes it, else None."""
+        key = (tuple(program),)
+        if key not in self._robust:
+            answer = self.answer(program)
+            self._robust[key] = answer if self._survives(answer, key[0], None) else None
+        return self._robust[key]
+
+    def robust_choice(self, choice: Sequence[str], question: Sequence[str]) -> str | None:
+        """"correct" / "wrong" for a choice if no convention changes it, else None."""
+        key = (tuple(question), tuple(choice))
+        if key not in self._robust:
+            answer = self.choice(choice, question)
+            self._robust[key] = answer if self._survives(answer, key[0], key[1]) else None
+        return self._robust[key]
 
     def answer(self, program: Sequence[str]) -> str | None:
         """The program's answer as a string, or None if this video cannot answer it."""
@@ -336,6 +392,20 @@ def _with_moment(program_head: list[str], moment: Ref, tail: list[str],
     return main, variants
 
 
+def _kinds(attrs: dict[str, str]) -> str:
+    """Which attributes a set phrase names ("objects": any; "material"; "color+shape"): a
+    material covers half the objects, a colour an eighth, so the answer follows the kind."""
+    return "+".join(a for a in ATTRS if a in attrs) or "any"
+
+
+def _shared(attrs: dict[str, str], ref: Ref) -> str:
+    """"/shared" when a set phrase names an attribute that the event or moment it is asked at
+    also names ("cylinders ... when the cylinder enters"): the words then tell more about the
+    answer, so such questions are balanced as a family of their own."""
+    named = set(ref.text.split())
+    return "/shared" if any(v in named for v in attrs.values()) else ""
+
+
 # ---- descriptive: count ------------------------------------------------------------------
 def count_collisions(view: VideoView, rng: np.random.Generator) -> Candidate | None:
     return Candidate("count/collisions", T.COUNT["collisions"][0],
@@ -357,7 +427,7 @@ def count_collisions_time(view: VideoView, rng: np.random.Generator) -> Candidat
         return None
     text = T.COUNT[f"collisions_{which}"][0].format(event=ev.text)
     program = ("events", *ev.program, f"filter_{which}", "objects", "filter_collision", "count")
-    return Candidate(f"count/collisions_{which}", text, program)
+    return Candidate(f"count/collisions_{which}/{ev.kind}", text, program)
 
 
 def count_collisions_of(view: VideoView, rng: np.random.Generator) -> Candidate | None:
@@ -372,9 +442,10 @@ def count_collisions_of(view: VideoView, rng: np.random.Generator) -> Candidate 
 def count_in_out(view: VideoView, rng: np.random.Generator) -> Candidate | None:
     kind = "in" if rng.random() < 0.6 else "out"
     family = "enter" if kind == "in" else "exit"
-    _, objs = view.objset(rng)
+    attrs, objs = view.objset(rng)
     text = T.COUNT[family][0].format(objs=objs.text)
-    return Candidate(f"count/{family}", text, ("events", *objs.program, f"filter_{kind}", "count"))
+    return Candidate(f"count/{family}/{_kinds(attrs)}", text,
+                     ("events", *objs.program, f"filter_{kind}", "count"))
 
 
 def _motion(view: VideoView, rng: np.random.Generator, table: dict[str, tuple[str, ...]],
@@ -383,10 +454,11 @@ def _motion(view: VideoView, rng: np.random.Generator, table: dict[str, tuple[st
     moment = view.moment(rng)
     if moment is None:
         return None
-    _, objs = view.objset(rng)
+    attrs, objs = view.objset(rng)
     text = pick(rng, table[state]).format(objs=objs.text, when=moment.text)
     program, variants = _with_moment(objs.program, moment, [f"filter_{state}", tail], view)
-    return Candidate(f"{subtype}/{state}", text, program, variants)
+    family = f"{subtype}/{state}/{moment.kind}/{_kinds(attrs)}{_shared(attrs, moment)}"
+    return Candidate(family, text, program, variants)
 
 
 def count_motion(view: VideoView, rng: np.random.Generator) -> Candidate | None:
@@ -405,7 +477,7 @@ def exist_collisions_time(view: VideoView, rng: np.random.Generator) -> Candidat
         return None
     text = T.EXIST[f"collisions_{which}"][0].format(event=ev.text)
     program = ("events", *ev.program, f"filter_{which}", "objects", "filter_collision", "exist")
-    return Candidate(f"exist/collisions_{which}", text, program)
+    return Candidate(f"exist/collisions_{which}/{ev.kind}", text, program)
 
 
 def exist_in_out_time(view: VideoView, rng: np.random.Generator) -> Candidate | None:
@@ -415,10 +487,10 @@ def exist_in_out_time(view: VideoView, rng: np.random.Generator) -> Candidate | 
     ev = _before_after(view, rng)
     if ev is None:
         return None
-    _, objs = view.objset(rng)
+    attrs, objs = view.objset(rng)
     text = T.EXIST[family][0].format(objs=objs.text, event=ev.text)
     program = ("events", *ev.program, f"filter_{which}", *objs.program, f"filter_{kind}", "exist")
-    return Candidate(f"exist/{family}", text, program)
+    return Candidate(f"exist/{family}/{ev.kind}/{_kinds(attrs)}{_shared(attrs, ev)}", text, program)
 
 
 def exist_collide_pair(view: VideoView, rng: np.random.Generator) -> Candidate | None:
@@ -477,7 +549,7 @@ def query_in_out(view: VideoView, rng: np.random.Generator, attr: str) -> Candid
         return None
     desc = T.DESCRIPTION[f"{word}_order"][0].format(order=order, objd=objd)
     return _query(view, rng, attr, desc, [*head, order, "filter_order", "query_object"], (),
-                  f"{word}_order")
+                  f"{word}_order/{order}")
 
 
 def query_collide(view: VideoView, rng: np.random.Generator, attr: str) -> Candidate | None:
@@ -500,7 +572,7 @@ def query_collide(view: VideoView, rng: np.random.Generator, attr: str) -> Candi
         return None
     desc = T.DESCRIPTION["collide_order"][0].format(order=order, obj=ref.text)
     program = [*head, order, "filter_order", *ref.program, "query_collision_partner"]
-    return _query(view, rng, attr, desc, program, (), "collide_order")
+    return _query(view, rng, attr, desc, program, (), f"collide_order/{order}")
 
 
 def query_motion(view: VideoView, rng: np.random.Generator, attr: str) -> Candidate | None:
@@ -512,7 +584,7 @@ def query_motion(view: VideoView, rng: np.random.Generator, attr: str) -> Candid
     desc = T.DESCRIPTION[state][0].format(objd=noun(attrs), when=moment.text)
     program, variants = _with_moment(filter_program(attrs), moment, [f"filter_{state}", "unique"],
                                      view)
-    return _query(view, rng, attr, desc, program, variants, state)
+    return _query(view, rng, attr, desc, program, variants, f"{state}/{moment.kind}")
 
 
 def _for_attr(builder: Callable, attr: str) -> Callable:

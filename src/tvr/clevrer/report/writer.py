@@ -16,6 +16,9 @@ from tvr.clevrer.vocab import SHOWN_FRAMES
 from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json, write_text
 
+#: families listed in report.md (stats.json lists all asked 10 times or more)
+FAMILY_ROWS = 40
+
 
 def _question_files(root: Path) -> list[Path]:
     files = [root / "questions" / f"{s}.json" for s in SPLITS]
@@ -94,6 +97,23 @@ def _question_lines(stats: dict[str, Any], types_png: Path | None, balance_png: 
     for t, counts in stats["choices_per_question"].items():
         right = stats["correct_choices_per_question"].get(t, {})
         lines.append(f"| {t} | {counts} | {right} |")
+    fam = stats["families"]
+    lines += ["", f"Answer balance within template families (the question's words with the "
+                  f"attribute values masked): {fam['families']} families; answering each "
+                  f"family's most frequent answer gets {100 * fam['mode_share']:.1f}% of the "
+                  f"descriptive questions ({100 * fam['mode_share_asked_often']:.1f}% over the "
+                  f"{fam['families_asked_often']} families asked 10 times or more).", "",
+              "| family (10+ questions) | answers | most frequent |", "| --- | --- | ---: |"]
+    for family, counts in list(fam["asked_often"].items())[:FAMILY_ROWS]:
+        total = sum(counts.values())
+        spread = ", ".join(f"{a}: {n}" for a, n in counts.items())
+        lines.append(f"| {family} | {spread} | {max(counts.values()) / total:.2f} |")
+    lines += ["", "| option cell (type / form / kind) | correct | wrong | correct share |",
+              "| --- | ---: | ---: | ---: |"]  # fmt: skip
+    for cell, counts in stats["option_labels"].items():
+        right, wrong = counts.get("correct", 0), counts.get("wrong", 0)
+        share = right / (right + wrong) if right + wrong else 0.0
+        lines.append(f"| {cell} | {right} | {wrong} | {share:.2f} |")
     if types_png is not None:
         lines += ["", f"![question types]({types_png.name})"]
     if balance_png is not None:

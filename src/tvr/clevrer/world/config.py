@@ -24,8 +24,9 @@ class WorldConfig:
     # so that every video has an "in" event to ask about
     n_entering: tuple[int, int] = (1, 3)
     # objects already moving at frame 0 inside the view (the paper's "randomly initialized moving
-    # objects"); the remaining objects rest on the floor until something hits them
-    n_moving_at_start: tuple[int, int] = (0, 2)
+    # objects"); the remaining objects rest on the floor until something hits them. At least
+    # one, since most of them cross the view and leave it (`leave_probability`)
+    n_moving_at_start: tuple[int, int] = (1, 2)
     # CLEVR's "small" size: sphere radius, cylinder radius and half height 0.35; a cube's half
     # side is 0.35 / sqrt(2) as in CLEVR, so all three shapes span 0.7 across in the floor plane
     object_radius: float = 0.35
@@ -73,15 +74,61 @@ class WorldConfig:
     # entering object (a second one, if need be) is aimed at a time in `future_hit_time` (s),
     # after the shown 5.12 s, launched by `latest_future_launch` (s) so that it is seen coming
     # (it arrives at `min_future_hit_speed` units/s or faster)
-    future_hit_probability: float = 0.7
+    future_hit_probability: float = 1.0
     future_hit_time: tuple[float, float] = (5.3, 6.6)
     latest_future_launch: float = 4.0
     min_future_hit_speed: float = 0.8
+    # the future hit is aimed again on the run without it (`aim_future_hit`): targets and paths
+    # tried, and the least distance (units; centres 0.7 apart touch) at which its path passes
+    # every other object before the hit
+    future_aim_tries: int = 12
+    future_clearance: float = 0.9
+    # the future hit is glancing: aimed this far to the side of its target's centre (units;
+    # centres 0.6-0.7 apart touch), so its constant-velocity path does not pass closer than a
+    # head-on near miss's would
+    future_offset: tuple[float, float] = (0.2, 0.5)
+    # with this probability the entering object before the future one (a scene with a future
+    # hit has two or more) slides head-on at a resting object and stops `short_gap` units short
+    # of touching it at a time in `short_stop_time` (s): at the last shown frame it still heads
+    # straight for its target, so only friction tells that they will not collide (a predictive
+    # distractor that a constant-velocity extrapolation takes for a collision)
+    short_probability: float = 0.9
+    short_gap: tuple[float, float] = (0.1, 0.4)
+    short_stop_time: tuple[float, float] = (6.0, 6.9)
     # an object moving at frame 0 heads for a resting object, up to `aim_spread_deg` off (about
     # the angle an object width subtends at 2 units: hits and near misses), or, with no resting
     # object, for the arena centre up to `start_heading_spread_deg` off (it crosses the view)
     aim_spread_deg: float = 15.0
     start_heading_spread_deg: float = 60.0
+    # objects leave the view: with this probability an entering object aimed within the shown
+    # frames is sent fast enough that its target, pushed on along the same line (or the object
+    # itself, on a near miss), slides out of the view by `exit_by_s` (s). Without it a hit
+    # pushes its target into the view's deep far side or stops it short of the border, and
+    # objects leave the view 0.04 times a video; CLEVRER's question families about exits need
+    # exits in most videos (docs/clevrer.md, The world)
+    exit_push_probability: float = 0.6
+    exit_by_s: float = 4.8
+    # such a hit is aimed at least this long (s) before `exit_by_s`, nearly head-on (up to
+    # `push_offset` to the side), and this many times faster than the least speed that would do
+    exit_travel_s: float = 2.0
+    push_offset: float = 0.15
+    exit_speed_margin: tuple[float, float] = (1.15, 1.4)
+    # with this probability an entering object instead passes its aim object by, `pass_offset`
+    # units to the side of its predicted centre (centres 0.7 apart touch: a near miss), and
+    # leaves the view itself, as fast as a push; it may hit others on its way
+    pass_probability: float = 0.3
+    pass_offset: tuple[float, float] = (0.8, 1.4)
+    # with this probability an object moving at frame 0 pushes a resting object out of the
+    # view (hitting it head-on, fast enough), or, if none can be, heads across the image fast
+    # enough to leave the view itself by `exit_by_s`
+    leave_probability: float = 1.0
+    # such an object travels across the image: its direction is within this many degrees of
+    # the image's horizontal (objects entering from the near edge head into the view's deep
+    # far side and never reach a border)
+    exit_spread_deg: float = 35.0
+    # a pushed object keeps about this share of the hitter's speed (equal masses, restitution
+    # 0.7: (1 + e) / 2 = 0.85 head-on, less on glancing hits)
+    push_transfer: float = 0.8
 
     # --- physics ------------------------------------------------------------------------------
     # Bullet step rate; frames are sampled every physics_hz / 25 steps. At 100 Hz the deepest

@@ -23,7 +23,8 @@ def motion_from_trace(trace: RunTrace, camera: PinholeCamera = CAMERA) -> Motion
     """Image-plane motion (T, N) of a run."""
     xy = project(trace.location, camera)
     velocity = np.gradient(xy, axis=0)
-    return Motion(xy=xy, velocity=velocity, visible=trace.inside_view.copy())
+    return Motion(xy=xy, velocity=velocity, visible=trace.inside_view.copy(),
+                  floor=np.asarray(trace.location[..., :2], dtype=np.float64))
 
 
 def run_facts(trace: RunTrace, camera: PinholeCamera = CAMERA) -> Run:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -480,12 +481,16 @@ def without(trace: RunTrace, i: int) -> RunTrace:
 
 
 def counterfactual_runs(
-    spec: SceneSpec, config: WorldConfig, factual: RunTrace
+    spec: SceneSpec, config: WorldConfig, factual: RunTrace,
+    known: Mapping[int, RunTrace] | None = None,
 ) -> dict[int, RunTrace]:
-    """The run without each object in turn, keyed by the removed object's id."""
+    """The run without each object in turn, keyed by the removed object's id; `known` holds
+    runs without an object already simulated (the removed object's own values do not matter)."""
     runs = {}
     for i in range(len(spec.objects)):
-        if factual.first_contact[i] < 0:
+        if known and i in known:
+            runs[i] = known[i]
+        elif factual.first_contact[i] < 0:
             runs[i] = without(factual, i)
         else:
             runs[i] = simulate(spec, config, removed=i)

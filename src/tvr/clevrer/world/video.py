@@ -1,11 +1,14 @@
 """One video's simulation: sample a scene, keep it if its factual run is interesting, add the
 counterfactual runs. Deterministic per (seed, index).
 
-Attempt k of video `index` draws everything from `numpy.random.default_rng([seed, index, k])`;
-the first attempt whose factual run passes every rule of `WorldConfig` is kept. After
-`max_attempts` attempts the one that broke the fewest rules (the earliest among equals; an
-attempt rejected on its shown frames counts the rules broken there) is kept, with the rules it
-breaks in `VideoSim.broken_rules`.
+Attempt k of video `index` draws everything from `numpy.random.default_rng([seed, index, k])`.
+A scene with a short-stopping object first has it aimed again on a run of the objects before it
+and the future object (`aim_short_stop`); a scene with a future hit is then simulated without
+its future object, which is aimed again at where its target really is (`aim_future_hit`; that
+run is also the object's counterfactual run). The first attempt whose factual run passes every
+rule of `WorldConfig` is kept. After `max_attempts` attempts the one that broke the fewest
+rules (the earliest among equals; an attempt rejected on its shown frames counts the rules
+broken there) is kept, with the rules it breaks in `VideoSim.broken_rules`.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from tvr.clevrer.world.camera import in_view
 from tvr.clevrer.world.config import WorldConfig
 from tvr.clevrer.world.events import run_events
 from tvr.clevrer.world.physics import RunTrace, Simulation, counterfactual_runs, simulate
-from tvr.clevrer.world.scene import SceneSpec, sample_scene
+from tvr.clevrer.world.scene import SceneSpec, aim_future_hit, aim_short_stop, sample_scene
 
 RULES = (
     "min_collisions_shown",
@@ -119,39 +122,49 @@ def simulate_video(seed: int, index: int, config: WorldConfig | None = None) -> 
     broken there stays broken) and simulated to the end only if it passes.
     """
     config = config or WorldConfig()
-    best: tuple[int, int, SceneSpec] | None = None
-    kept: tuple[int, SceneSpec, RunTrace] | None = None
+    best: tuple[int, int, SceneSpec, dict[int, RunTrace]] | None = None
+    kept: tuple[int, SceneSpec, RunTrace, dict[int, RunTrace]] | None = None
     for attempt in range(config.max_attempts):
         rng = np.random.default_rng([seed, index, attempt])
         spec = sample_scene(rng, config)
         if spec is None:
             continue
+        known: dict[int, RunTrace] = {}
+        if len(spec.objects) >= 3 and spec.objects[-2].short:
+            # the first N - 2 objects alone, as they move before the two late objects arrive
+            base = simulate(SceneSpec(spec.objects[:-2]), config)
+            spec = aim_short_stop(rng, spec, base.location, base.inside_view, config)
+        if spec.objects[-1].future:
+            # the run without the future object, which is also its counterfactual run
+            f = len(spec.objects) - 1
+            known[f] = simulate(spec, config, removed=f)
+            spec = aim_future_hit(rng, spec, known[f].location, known[f].inside_view, config)
         sim = Simulation(spec, config)
         broken = broken_rules(spec, sim.advance(SHOWN_FRAMES), config)
         if not broken:
             trace = sim.advance()
             broken = broken_rules(spec, trace, config)
             if not broken:
-                kept = (attempt, spec, trace)
+                kept = (attempt, spec, trace, known)
                 break
         if best is None or len(broken) < best[0]:
-            best = (len(broken), attempt, spec)
+            best = (len(broken), attempt, spec, known)
     if kept is None:
         if best is None:
             raise RuntimeError(
                 f"video {index} (seed {seed}): no scene could be placed in "
                 f"{config.max_attempts} attempts; loosen the placement settings of WorldConfig"
             )
-        _, attempt, spec = best
-        kept = (attempt, spec, simulate(spec, config))
-    attempt, spec, trace = kept
+        _, attempt, spec, known = best
+        kept = (attempt, spec, simulate(spec, config), known)
+    attempt, spec, trace, known = kept
     return VideoSim(
         seed=seed,
         index=index,
         config=config,
         spec=spec,
         factual=trace,
-        counterfactual=counterfactual_runs(spec, config, trace),
+        counterfactual=counterfactual_runs(spec, config, trace, known),
         attempts=attempt + 1,
         broken_rules=broken_rules(spec, trace, config),
     )

@@ -5,7 +5,9 @@ Frame by frame, the open tracks are matched to the frame's proposals by the Hung
 last centroid moved by its last velocity) to the proposal's, over `max_jump` pixels per frame
 of gap; the attributes (colour, material, shape) that differ from the track's majority, a third
 each, times `attribute_weight`; and one minus the mask IoU with the track's last mask. A pair
-further apart than `max_jump` pixels per frame of gap cannot match. A proposal left over opens
+further apart than `max_jump` pixels per frame of gap cannot match, nor one that differs in more
+than `max_mismatch` attributes (an object that leaves the view where another enters it is not
+the same object; a parser rarely gets two attributes wrong at once). A proposal left over opens
 a track; a track unseen for more than `max_gap` frames closes.
 
 Then, as NS-DR does, tracks seen in fewer than `min_frames` frames are dropped (the paper keeps
@@ -59,6 +61,7 @@ class TrackingOptions:
     max_jump: float = 40.0
     max_gap: int = 5
     attribute_weight: float = 1.0
+    max_mismatch: int = 1
     min_frames: int = 10
     half_area: float = 0.5
 
@@ -187,11 +190,12 @@ def _link(frames: list[tuple[int, list[Proposal]]], options: TrackingOptions) ->
                 pred = t.predicted(frame)
                 for j, p in enumerate(props):
                     d = float(np.linalg.norm(p.centroid - pred))
-                    if d > options.max_jump * gap:
+                    differ = _mismatch(t.majority, p.attributes)
+                    if d > options.max_jump * gap or differ > options.max_mismatch:
                         continue
                     cost[i, j] = (
                         d / (options.max_jump * gap)
-                        + options.attribute_weight * _mismatch(t.majority, p.attributes) / 3
+                        + options.attribute_weight * differ / 3
                         + (1.0 - ious[i, j])
                     )
             rows, cols = linear_sum_assignment(cost)
