@@ -128,6 +128,27 @@ def test_learned_perception_plugs_in_and_is_joined_with_the_true_dynamics(
     assert all(a == 1.0 for a in _score(result))
 
 
+def test_a_pool_worker_with_learned_parts_runs_torch_on_its_share_of_the_cores(
+    symbolic_set, tmp_path, monkeypatch
+):
+    """`--workers N`: each pool process gets `threads` (the engine's share of the cores) and
+    must run torch on that many threads, not on every core (two processes on two cores were ten
+    times slower)."""
+    import torch
+
+    import tvr.clevrer.nsdr as nsdr
+
+    monkeypatch.setattr(nsdr, "load_perception", lambda config: None)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        config = NsdrConfig(data=str(symbolic_set), split="test", perception="model", detector="-")
+        nsdr.SceneTask(config, tmp_path / "nsdr").make_worker(1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_the_parser_chain_ends_in_answers_that_evaluate_scores(symbolic_set, tmp_path, capsys):
     """Two epochs of the parser, NS-DR with its programs, `tvr clevrer evaluate` on the answers,
     and the tables of `tvr clevrer results`."""

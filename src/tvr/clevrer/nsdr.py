@@ -334,6 +334,13 @@ class SceneTask:
         yield from (Job(k) for k in todo)
 
     def make_worker(self, threads: int | None) -> SceneWorker:
+        if threads is not None and (self.config.perception == "model"
+                                    or self.config.dynamics == "model"):
+            # a pool process gets its share of the cores: without it each process ran torch on
+            # every core, and two such processes on two cores were ten times slower
+            import torch
+
+            torch.set_num_threads(threads)
         return make_worker(self.config)
 
 
