@@ -270,11 +270,16 @@ def test_execution_errors(program: list[str], message: str) -> None:
     assert answer_or_error(program, FACTS) == "error"
 
 
-def test_order_ties_are_ambiguous() -> None:
+def _simultaneous_facts() -> SceneFacts:
+    """Red hits blue and green in frame 9, then gray in frame 15."""
     a = Event("collision", 9, (RED, BLUE))
     b = Event("collision", 9, (RED, GREEN))
     c = Event("collision", 15, (RED, GRAY))
-    facts = SceneFacts(FACTS.objects, Run(events=(a, b, c)), n_shown_frames=SHOWN)
+    return SceneFacts(FACTS.objects, Run(events=(a, b, c)), n_shown_frames=SHOWN)
+
+
+def test_order_ties_are_ambiguous() -> None:
+    facts = _simultaneous_facts()
     program = ["events", *obj("red"), "filter_collision", "{}", "filter_order", *obj("red"),
                "get_col_partner", "query_color"]
 
@@ -291,10 +296,7 @@ def test_order_ties_are_ambiguous() -> None:
 def test_causes_with_simultaneous_events() -> None:
     # object 0 hits 1 and 2 at frame 9, then 3 at 15: both frame-9 collisions cause the third,
     # and neither causes the other
-    a = Event("collision", 9, (RED, BLUE))
-    b = Event("collision", 9, (RED, GREEN))
-    c = Event("collision", 15, (RED, GRAY))
-    facts = SceneFacts(FACTS.objects, Run(events=(a, b, c)), n_shown_frames=SHOWN)
+    facts = _simultaneous_facts()
     third = ["events", *collision("events", "red", "gray"), "filter_ancestor", "count"]
     assert execute(third, facts) == "2"
     first = ["events", *collision("events", "red", "blue"), "filter_ancestor", "count"]
@@ -411,10 +413,7 @@ def test_check_program_types_without_a_video() -> None:
 def test_readings_of_the_same_frame_order() -> None:
     from tvr.clevrer.programs.executor import Reading
 
-    a = Event("collision", 9, (RED, BLUE))
-    b = Event("collision", 9, (RED, GREEN))
-    c = Event("collision", 15, (RED, GRAY))
-    facts = SceneFacts(FACTS.objects, Run(events=(a, b, c)), n_shown_frames=SHOWN)
+    facts = _simultaneous_facts()
     # tvr: both frame-9 collisions cause the third; neither causes the other; "first" is a tie
     second = ["events", *collision("events", "red", "green"), "filter_ancestor", "count"]
     first = ["events", *collision("events", "red", "blue"), "filter_ancestor", "count"]
