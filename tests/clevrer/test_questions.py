@@ -19,7 +19,7 @@ import pytest
 from tvr.clevrer.programs.executor import Executor, check_program, execute
 from tvr.clevrer.programs.facts import Event, Motion, ObjectProps, Run, SceneFacts
 from tvr.clevrer.questions import templates as T
-from tvr.clevrer.questions.balance import ANSWERS, Balancer
+from tvr.clevrer.questions.balance import ANSWERS, EXIT_SHARE, Balancer, event_kind
 from tvr.clevrer.questions.builders import FRAME_SHIFT, Runner, VideoView, noun, plural
 from tvr.clevrer.questions.generate import QuestionConfig, generate_questions
 from tvr.clevrer.questions.words import negated, option_kind, text_family
@@ -378,6 +378,51 @@ def test_balancer_keeps_each_family_balanced_and_catches_up():
     bal.record({"question_type": "predictive"})
     assert bal.plan(means, rng) == {"predictive": 0}  # 3 asked over 2 videos: one too many
     assert bal.spread("exist") == float("inf")
+
+
+def test_balancer_catches_up_on_the_event_kind():
+    """Families about exiting keep their template share among the families about entering or
+    exiting: the kind ahead is not asked when the video offers the other, nor at all once it
+    leads by more than one question; other families are never held back."""
+    assert event_kind("count/exit/shape") == "out"
+    assert event_kind("exist/enter_after/collision/any") == "in"
+    assert event_kind("query_color/exit_order/first") == "out"
+    assert event_kind("count/collisions_after/out") is None
+    assert event_kind("count/collisions") is None
+    bal = Balancer()
+    rng = np.random.default_rng(0)
+    offer = {"count/enter/any": ["0"], "count/exit/any": ["0"], "count/collisions": ["0"]}
+    for fam in offer:
+        for _ in range(20):
+            bal.observe(fam, ["0", "1", "2"])
+    for _ in range(3):
+        bal.record({"question_type": "descriptive", "question_subtype": "count", "answer": "1",
+                    "question_family": "count/enter/any"})
+    assert bal.kind_lead("count")["out"] == pytest.approx(-EXIT_SHARE * 3)
+    assert bal.kind_lead("count")["in"] == pytest.approx(EXIT_SHARE * 3)
+    # entering is ahead: with both offered, an exit or another family is asked
+    picks = {bal.choose("count", offer, rng)[0] for _ in range(50)}
+    assert "count/enter/any" not in picks and "count/exit/any" in picks
+    # ahead by more than one: not asked even when the video offers no exit
+    only = {"count/enter/any": ["0"], "count/collisions": ["0"]}
+    assert {bal.choose("count", only, rng)[0] for _ in range(50)} == {"count/collisions"}
+    # other sub-types keep their own count
+    assert bal.kind_lead("exist") == {"out": 0.0, "in": 0.0}
+
+
+def test_exit_families_asked_at_their_template_share():
+    """Per sub-type, questions about exits per question about entering are near the templates'
+    0.4 / 0.6 (the old generator: count 0.46, exist 0.43)."""
+    kinds: dict[str, Counter] = {}
+    for questions in balance_dataset():
+        for q in questions:
+            if q["question_type"] == "descriptive" and event_kind(q["question_family"]):
+                kinds.setdefault(q["question_subtype"], Counter())[
+                    event_kind(q["question_family"])] += 1
+    assert set(kinds) == {"count", "exist", "query_color", "query_shape", "query_material"}
+    target = EXIT_SHARE / (1 - EXIT_SHARE)
+    for subtype, c in kinds.items():
+        assert 0.8 * target <= c["out"] / c["in"] <= 1.3 * target, (subtype, c)
 
 
 def test_balancer_steers_correct_options_towards_balance():

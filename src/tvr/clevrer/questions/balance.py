@@ -28,6 +28,12 @@ text shows about an option.
   event. The number of correct options of a question is Binomial(k, 1/2) within what the video
   offers, steered towards the question form's balance (`steered_correct`); the correct and wrong
   places go first to options whose cell is behind on that label (`behind`).
+- Event kind. Families about entering ("How many spheres enter the scene?") and about exiting
+  share their templates at `EXIT_SHARE` exits. Videos hold about half as many exits as
+  entries, so without help the exit families fall behind; within each sub-type the balancer
+  counts the two kinds asked; a kind ahead of its share is not asked when the video also
+  offers the other, nor at all once it leads by more than `SLACK` (`kind_lead`), as sub-types
+  catch up on their shares.
 - Types. A video asks floor(m) or floor(m) + 1 questions of a type with mean m (the fraction
   drawn at random), plus what earlier videos seen by the same balancer fell short of (or minus
   what they asked too many; at most `MAX_CATCH_UP` either way), so videos without, say, unseen
@@ -66,6 +72,16 @@ def subtype_of(family: str) -> str:
     """The sub-type a family belongs to (its name's first part: "count/exit/1" -> "count")."""
     return family.split("/", 1)[0]
 
+
+def event_kind(family: str) -> str | None:
+    """"in" or "out" for a family about entering or exiting ("count/exit/shape",
+    "exist/enter_after/collision/any", "query_color/exit_order/first"), else None."""
+    parts = family.split("/")
+    if len(parts) < 2:
+        return None
+    head = parts[1].split("_", 1)[0]
+    return {"enter": "in", "exit": "out"}.get(head)
+
 #: an answer of a family is common when this share of the videos that could ask the family
 #: could give it
 COMMON_SHARE = 0.05
@@ -73,6 +89,9 @@ COMMON_SHARE = 0.05
 SLACK = 1
 #: a family is balanced over at least this many answers (or its whole answer space)
 MIN_ANSWERS = 3
+#: the share of exits among the descriptive questions about entering or exiting (the templates'
+#: 0.6 / 0.4)
+EXIT_SHARE = 0.4
 #: how strongly the number of correct options follows the form's balance (0: pure binomial)
 STEER = 0.05
 
@@ -89,6 +108,7 @@ class Balancer:
     cells: dict[Hashable, Counter] = field(default_factory=dict)
     forms: dict[Hashable, Counter] = field(default_factory=dict)
     types: Counter = field(default_factory=Counter)
+    kinds: dict[str, Counter] = field(default_factory=dict)
     videos: int = 0
 
     # ---- descriptive ------------------------------------------------------------------------
@@ -154,6 +174,9 @@ class Balancer:
                 options[family] = ok
         if not options:
             return None
+        options = self._kind_caught_up(subtype, options)
+        if not options:
+            return None
         # the sub-type's least-asked answer among them, then the family's, then at random
         sub = self.answers[subtype]
         keyed = [
@@ -163,6 +186,24 @@ class Balancer:
         low = min(k for k, _, _ in keyed)
         best = [(f, a) for k, f, a in keyed if k == low]
         return best[int(rng.integers(len(best)))]
+
+    def kind_lead(self, subtype: str) -> dict[str, float]:
+        """How many questions each event kind ("in", "out") is ahead of its template share
+        among the sub-type's questions about entering or exiting (negative: behind)."""
+        asked = self.kinds.get(subtype, Counter())
+        total = asked["in"] + asked["out"]
+        out = asked["out"] - EXIT_SHARE * total
+        return {"out": out, "in": -out}
+
+    def _kind_caught_up(self, subtype: str,
+                        options: dict[str, list[str]]) -> dict[str, list[str]]:
+        """The options without the event kind that is ahead of its share: always when it leads
+        by more than `SLACK`, and by any amount when the video also offers the kind behind."""
+        lead = self.kind_lead(subtype)
+        offered = {event_kind(f) for f in options}
+        drop = {k for k, v in lead.items()
+                if v > SLACK or (v > 0 and {"in", "out"} <= offered)}
+        return {f: a for f, a in options.items() if event_kind(f) not in drop}
 
     # ---- multiple choice --------------------------------------------------------------------
     def steered_correct(self, form: Hashable, k: int, lo: int, hi: int,
@@ -217,6 +258,9 @@ class Balancer:
             family = question.get("question_family")
             if family:
                 self.families.setdefault(family, Counter())[question["answer"]] += 1
+                kind = event_kind(family)
+                if kind is not None:
+                    self.kinds.setdefault(question["question_subtype"], Counter())[kind] += 1
 
     def add(self, questions: Iterable[Mapping], videos: int) -> None:
         """Count questions generated earlier for `videos` videos (e.g. earlier shards' files)."""

@@ -45,6 +45,10 @@ ORDERS: tuple[str, ...] = ("first", "second", "last")
 FRAME_SHIFT = 3
 # events this close (frames) to a reference event make before / after / order ambiguous
 TIE_FRAMES = 1
+#: how often a builder that asks about entering or exiting proposes an exit; more than the
+#: template share (`balance.EXIT_SHARE`) because a video can ask about fewer exits than entries,
+#: so the balancer finds an exit to pick when its catch-up wants one
+POOL_EXIT_SHARE = 0.5
 
 Program = tuple[str, ...]
 
@@ -440,7 +444,7 @@ def count_collisions_of(view: VideoView, rng: np.random.Generator) -> Candidate 
 
 
 def count_in_out(view: VideoView, rng: np.random.Generator) -> Candidate | None:
-    kind = "in" if rng.random() < 0.6 else "out"
+    kind = "out" if rng.random() < POOL_EXIT_SHARE else "in"
     family = "enter" if kind == "in" else "exit"
     attrs, objs = view.objset(rng)
     text = T.COUNT[family][0].format(objs=objs.text)
@@ -482,7 +486,7 @@ def exist_collisions_time(view: VideoView, rng: np.random.Generator) -> Candidat
 
 def exist_in_out_time(view: VideoView, rng: np.random.Generator) -> Candidate | None:
     which = "after" if rng.random() < 0.5 else "before"
-    kind = "in" if rng.random() < 0.6 else "out"
+    kind = "out" if rng.random() < POOL_EXIT_SHARE else "in"
     family = f"{'enter' if kind == 'in' else 'exit'}_{which}"
     ev = _before_after(view, rng)
     if ev is None:
@@ -532,7 +536,7 @@ def _order_ok(view: VideoView, events: list[Event], order: str) -> bool:
 
 
 def query_in_out(view: VideoView, rng: np.random.Generator, attr: str) -> Candidate | None:
-    kind = "in" if rng.random() < 0.6 else "out"
+    kind = "out" if rng.random() < POOL_EXIT_SHARE else "in"
     word = "enter" if kind == "in" else "exit"
     attrs, _ = view.objset(rng, exclude=(attr,))
     objd = noun(attrs)
