@@ -208,10 +208,17 @@ def test_score_command_reads_the_official_runner_output(tmp_path, capsys):
     lines[0]["assistant"] = "<answer>7</answer>"
     results.write_text("".join(json.dumps(x) + "\n" for x in lines) + "{torn", encoding="utf-8")
     out = tmp_path / "score"
-    rc = main(["visualtrans", "score", "--data", str(data), "--results", str(results),
-               "--mode", "official", "--out", str(out)])  # fmt: skip
-    assert rc == 0
+    argv = ["visualtrans", "score", "--data", str(data), "--results", str(results),
+            "--mode", "official", "--out", str(out)]  # fmt: skip
+    # strict by default: the torn line is named, nothing is scored or written
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{results}, line 11: not valid JSON (unexpected character, column 2)")
+    assert not out.exists()
+    # --lenient: the torn line is counted, its item scored as missing
+    assert main([*argv, "--lenient"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"] == {"items": 11, "correct": 10, "accuracy": 10 / 11}
     assert summary["unreadable_result_lines"] == [11]
-    assert "Overall" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Overall" in printed and "unreadable results lines (--lenient" in printed

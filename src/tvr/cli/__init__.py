@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from tvr import __version__
-from tvr.core.errors import UserError
+from tvr.core.errors import UserError, clip
 from tvr.core.jsonl import describe_os_error
+from tvr.core.output_lock import lock_output, release_all
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (
@@ -98,9 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        _lock_outputs(args)
         return int(args.func(args) or 0)
     except UserError as err:
-        print(f"tvr {args.command}: error: {err}", file=sys.stderr)
+        print(f"tvr {args.command}: error: {clip(str(err))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError as err:
+        if _stdout_closed():  # `tvr ... | head`: the reader has all it wanted
+            return 0
+        print(f"tvr {args.command}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
         return 2
     except OSError as err:  # a path the system refused (--out read-only, a file in the way)
         print(f"tvr {args.command}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
@@ -108,6 +116,34 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"tvr {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        release_all()
+
+
+def _lock_outputs(args: argparse.Namespace) -> None:
+    """One writer per output: take the lock of the command's --out (a folder or a file) and of
+    its training run folder (--output-dir/--run-name) before the command reads anything, so a
+    second run into the same output is refused at once and writes nothing."""
+    out = getattr(args, "out", None)
+    if isinstance(out, (str, Path)) and str(out) not in ("", "-"):
+        lock_output(out)
+    output_dir, run_name = getattr(args, "output_dir", None), getattr(args, "run_name", None)
+    if output_dir and run_name:
+        lock_output(Path(output_dir) / run_name)
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output's reader went away; if so, point stdout at /dev/null so that
+    the interpreter's last flush does not complain."""
+    try:
+        sys.stdout.flush()
+        return False
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from tvr.cli._common import positive_int
-from tvr.core.jsonl import write_jsonl
+from tvr.core.jsonl import prepare_output_folder, write_jsonl
 from tvr.trance.data.files import read_samples
 from tvr.trance.eval.baselines import BASELINES, predict
 from tvr.trance.eval.evaluate import evaluate_files, print_summary
@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     console = Console()
     start = time.perf_counter()
+    prepare_output_folder(args.out)
     config = GenerateConfig.for_setting(
         "event", num=args.num, seed=args.seed, shard_size=max(1, args.num // 4)
     )

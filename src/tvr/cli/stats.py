@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tvr.core.errors import InputError
 from tvr.core.jsonl import write_json
 from tvr.trance.data.files import read_samples
 from tvr.trance.report.tables import order_sensitive_line, stats_tables
@@ -29,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     samples = read_samples(args.samples)
+    if not samples:
+        raise InputError(args.samples, None, None, "no samples (the file is empty)")
     stats = balance_stats(samples)
     console = Console()
     console.print(f"[bold]{args.samples}[/bold]: {len(samples)} samples")

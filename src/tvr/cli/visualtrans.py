@@ -53,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score only the first item of each duplicate group (default: every item, as the "
         "published scorer does)",
     )
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="count unreadable results lines (torn, not JSON, no string id) and score their "
+        "items as missing, instead of stopping at the first one",
+    )
     p.set_defaults(func=score_command)
 
 
@@ -96,7 +102,7 @@ def score_command(args: argparse.Namespace) -> int:
     from tvr.visualtrans.scoring import load_replies, score_dataset
 
     dataset = load_dataset(args.data)
-    records, unreadable = load_replies(args.results)
+    records, unreadable = load_replies(args.results, lenient=args.lenient)
     board = score_dataset(dataset, records, args.mode, unique_only=args.unique)
     summary = write_report(
         board,
@@ -117,5 +123,9 @@ def score_command(args: argparse.Namespace) -> int:
         f"without an answer (counted wrong): {counts['no_answer']} no final answer, "
         f"{counts['failed']} failed requests, {counts['missing']} missing"
     )
+    if unreadable:
+        print(f"unreadable results lines (--lenient; their items count as missing): "
+              f"{len(unreadable)}, lines {', '.join(map(str, unreadable[:10]))}"
+              + (" ..." if len(unreadable) > 10 else ""))  # fmt: skip
     print(f"wrote {args.out}/summary.json, summary.md, accuracy.png, detail.jsonl")
     return 0

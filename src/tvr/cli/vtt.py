@@ -99,10 +99,10 @@ def evaluate_command(args: argparse.Namespace) -> int:
     options = MetricOptions(spice_corenlp=args.spice_corenlp,
                             bertscore_model=args.bertscore_model,
                             bertscore=not args.no_bertscore)  # fmt: skip
-    if args.out is not None:  # a bad --out fails before the long part
-        from tvr.core.jsonl import prepare_output_folder
+    if args.out is not None:  # a bad --out fails before the long part, creating nothing
+        from tvr.core.jsonl import check_output_folder
 
-        prepare_output_folder(args.out)
+        check_output_folder(args.out)
     result = evaluate(args.records, args.predictions, args.split, options)
     if args.out is not None:
         write_evaluation(result, args.out)

@@ -4,6 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: the longest message a user error prints: a quoted value longer than this is cut
+MAX_MESSAGE = 400
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text`, cut to `limit` characters with a note of how long it was (error lines quote
+    what they refuse, and a refused value may be 50 MB)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters in all)"
+
+
+def quote(value: object, limit: int = 60) -> str:
+    """repr(value) for a message, cut to about `limit` characters."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value):,} characters)"
+    return clip(repr(value), limit)
+
 
 class UserError(Exception):
     """A mistake in the user's input or options; the CLI prints it and exits with status 2."""
@@ -16,6 +34,7 @@ class InputError(UserError):
         self.path = str(path)
         self.line = line
         self.field = field
+        message = clip(message)
         self.reason = message
         where = self.path
         if line is not None:

@@ -1,10 +1,11 @@
-"""JSON lines, JSON and text files written atomically; JSON lines read with errors that name the line."""
+"""JSON lines, JSON and text files written atomically; JSON and JSON lines read one way, with errors naming file and line."""
 
 from __future__ import annotations
 
 import errno
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import orjson
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.output_lock import lock_output
 
 
 def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
@@ -50,19 +52,100 @@ def write_json(path: str | Path, data: Any) -> None:
         raise
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed JSON) for each non-empty line; a bad line raises InputError."""
+#: nesting deeper than this is refused (real files nest 3-8 levels; deeper input would only
+#: make code that walks it recurse past Python's limit)
+MAX_DEPTH = 64
+#: a longer string is refused: no field of any tvr input comes near it (a VLM reply, the
+#: longest, is a few thousand characters), and one of 20 MB stalled METEOR
+MAX_STRING = 100_000
+BOM = b"\xef\xbb\xbf"
+
+
+def input_file(path: str | Path) -> Path:
+    """`path` as an input file: a UserError if it is missing or a folder."""
     path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; a file is expected here")
     if not path.is_file():
         raise UserError(f"{path}: no such file")
+    return path
+
+
+def parse_json(raw: bytes, path: str | Path, line: int | None = None) -> Any:
+    """Parse one JSON text (a JSONL line or a whole document) the one way every reader does:
+    UTF-8 only, no NUL, a byte-order mark only at the start of a file (strip it first), no NaN
+    or Infinity, nesting at most `MAX_DEPTH`, strings at most `MAX_STRING`; anything else is an InputError naming the file
+    and line (and the column where the parser stopped)."""
+    if b"\x00" in raw:
+        raise InputError(path, line, None, "holds a NUL byte (a binary file?)")
+    if raw.startswith(BOM):
+        raise InputError(path, line, None, "a byte-order mark (U+FEFF) in the middle of the file")
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise InputError(path, line if line is not None else err.lineno, None,
+                         _why_not_json(raw, err)) from None  # fmt: skip
+    _check_shape(value, path, line)
+    return value
+
+
+def _why_not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at byte {bad.start + 1})"
+    if re.search(rb"(?<![\w\"])-?(NaN|Infinity)(?![\w\"])", raw):
+        return "NaN and Infinity are not JSON (write null or a number)"
+    if "recursion" in str(err).lower():
+        return f"nested deeper than {MAX_DEPTH} levels"
+    return f"not valid JSON ({err.msg}, column {err.colno})"
+
+
+def _check_shape(value: Any, path: str | Path, line: int | None) -> None:
+    """InputError if `value` nests lists or objects deeper than MAX_DEPTH or holds a string
+    longer than MAX_STRING (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if len(item) > MAX_STRING:
+                raise InputError(path, line, None, f"a value of {len(item):,} characters (at "
+                                 f"most {MAX_STRING:,} are read)")  # fmt: skip
+            continue
+        if isinstance(item, dict):
+            children = [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise InputError(path, line, None, f"nested deeper than {MAX_DEPTH} levels")
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list, str)))
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON document in file `path`, read as `parse_json` reads (a leading byte-order mark
+    is skipped); an empty file is an InputError."""
+    path = input_file(path)
+    raw = path.read_bytes()
+    if raw.startswith(BOM):
+        raw = raw[len(BOM):]
+    if not raw.strip():
+        raise InputError(path, None, None, "the file is empty")
+    return parse_json(raw, path)
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON) for each non-empty line, read as `parse_json` reads (a
+    byte-order mark is skipped at the start of the file only); a bad line raises InputError."""
+    path = input_file(path)
     with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
             if not line.strip():
                 continue
-            try:
-                yield lineno, orjson.loads(line)
-            except orjson.JSONDecodeError as err:
-                raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
+            yield lineno, parse_json(line, path, lineno)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -79,8 +162,9 @@ def write_text(path: Path, text: str) -> None:
 
 
 def prepare_output_folder(path: str | Path, option: str = "--out") -> Path:
-    """Create output folder `path` (and its parents) and check that files can be written in it;
-    a UserError naming `option` and the path if not (a file in the way, a read-only mount)."""
+    """Create output folder `path` (and its parents), check that files can be written in it and
+    take its lock (`tvr.core.output_lock`: one writer per output); a UserError naming `option`
+    and the path if not (a file in the way, a read-only mount, another run writing there)."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise UserError(f"{option} {path}: cannot create the folder (a file of that name exists)")
@@ -91,6 +175,25 @@ def prepare_output_folder(path: str | Path, option: str = "--out") -> Path:
         os.unlink(probe)
     except OSError as err:
         raise UserError(f"{option} {path}: {describe_os_error(err, path)}") from None
+    lock_output(path)
+    return path
+
+
+def check_output_folder(path: str | Path, option: str = "--out") -> Path:
+    """Check, without creating anything, that output folder `path` could be made and written:
+    a UserError naming `option` if a file is in the way or the nearest existing folder above it
+    is not writable. Commands check early and create the folder only once their inputs have
+    been read (`prepare_output_folder`), so bad input leaves no empty folder behind."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{option} {path}: cannot create the folder (a file of that name exists)")
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UserError(f"{option} {path}: cannot create the folder (a part of the path is a file)")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: cannot write in {probe} (Permission denied)")
     return path
 
 

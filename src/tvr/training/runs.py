@@ -27,6 +27,8 @@ from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 
 from tvr.core.errors import UserError
+from tvr.core.output_lock import lock_output
+from tvr.training.epoch_seeds import EpochSeeds
 from tvr.training.progress import EpochLine
 from tvr.training.run_config import RunConfig
 
@@ -196,7 +198,6 @@ def fit_run(
     run_dir = Path(options.run_dir)
     ckpt_dir = run_dir / "checkpoints"
     last = ckpt_dir / "last.ckpt"
-    resume_from = str(last) if options.resume and last.exists() else None
     loggers: list[Any] = []
     if importlib.util.find_spec("tensorboard") is not None:
         from lightning.pytorch.loggers import TensorBoardLogger
@@ -240,6 +241,7 @@ def fit_run(
             logger=loggers or False,
             callbacks=[
                 EpochCSV(run_dir / "metrics.csv"),
+                EpochSeeds(options.seed),
                 best_checkpoint,
                 last_checkpoint,
                 *extra,
@@ -257,7 +259,9 @@ def fit_run(
         raise ValueError(
             f"accelerator {options.accelerator}, devices {options.devices}: {err}"
         ) from None
+    lock_output(run_dir)  # one writer: a second run into this folder is refused here
     ckpt_dir.mkdir(parents=True, exist_ok=True)
+    resume_from = str(last) if options.resume and last.exists() else None
     save_config(run_dir / "config.json")
     L.seed_everything(options.seed, workers=True, verbose=False)
     module = make_module()

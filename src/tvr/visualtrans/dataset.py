@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.core.errors import InputError, UserError
+from tvr.core.errors import InputError
+from tvr.core.jsonl import read_json
 
 TASK_TYPES = (
     "spatial_fine_grained",
@@ -225,14 +226,7 @@ def _parse_item(path: Path, index: int, raw: Any, warnings: list[str]) -> Item:
 def load_dataset(path: str | Path) -> Dataset:
     """Read and validate a VisualTrans JSON file; InputError names the item index and field."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(path, err.lineno, None, f"not valid JSON ({err.msg})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, None, "not UTF-8 text") from None
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise InputError(path, None, None, "expected a JSON list of items")
     if not raw:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.jsonl import prepare_output_folder
 from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
 from tvr.visualtrans.scoring import Scoreboard, percent_2dp
 
@@ -148,8 +149,7 @@ def write_report(
     board: Scoreboard, out_dir: str | Path, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Write summary.json, summary.md, accuracy.png and detail.jsonl into `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_output_folder(out_dir)
     summary = {**(extra or {}), **board.summary()}
     _write_text(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write_text(out / "summary.md", summary_markdown(summary))

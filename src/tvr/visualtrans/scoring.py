@@ -27,7 +27,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from tvr.core.errors import UserError
+from tvr.core.errors import InputError, UserError
 from tvr.visualtrans import extract as ex
 from tvr.visualtrans.dataset import (
     ANSWER_FORMATS,
@@ -166,10 +166,15 @@ def adopt_official_line(line: dict[str, Any]) -> dict[str, Any] | None:
     return {"id": item_id(question, images), "reply": reply, "error": None}
 
 
-def load_replies(path: str | Path) -> tuple[dict[str, dict[str, Any]], list[int]]:
+def load_replies(
+    path: str | Path, lenient: bool = False
+) -> tuple[dict[str, dict[str, Any]], list[int]]:
     """Records by item id from a `tvr vlm run` results file or from the official runner's
-    output, and the numbers of the lines that could not be read."""
-    results = read_results(path, missing_ok=False, adopt=adopt_official_line)
+    output, and the numbers of the lines that could not be read: the first such line is an
+    InputError unless `lenient` (then its item counts as missing, that is wrong)."""
+    results = read_results(path, missing_ok=False, adopt=adopt_official_line, strict=not lenient)
+    if not results.lines:
+        raise InputError(path, None, None, "no results (the file is empty)")
     return results.records, results.unreadable_lines
 
 

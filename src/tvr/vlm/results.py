@@ -1,7 +1,8 @@
 """The results file of a VLM run: one JSON line per request outcome, appended and read back.
 
 Each line is written with one `write` call, ending in a new line, and flushed, so a run that is
-killed leaves at most one torn last line. Reading skips torn or foreign lines (and counts them);
+killed leaves at most one torn last line. Reading skips torn or foreign lines (and counts them),
+or refuses them in strict mode (scoring);
 when an id has several lines, the last successful one wins, else the last one. Appending to a
 file whose last line is torn first ends that line, so the next record starts on a line of its own.
 """
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from tvr.core.errors import UserError
+from tvr.core.errors import InputError, quote
+from tvr.core.jsonl import BOM, input_file, parse_json
 
 
 def is_success(record: dict[str, Any]) -> bool:
@@ -43,32 +45,40 @@ def read_results(
     path: str | Path,
     missing_ok: bool = True,
     adopt: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+    strict: bool = False,
 ) -> ResultsFile:
     """Read a results file; a missing file is empty unless `missing_ok` is False.
 
     `adopt`, if given, may turn a line without an `id` (another tool's format) into a record.
+    Lines are parsed as every tvr reader parses JSON (`tvr.core.jsonl.parse_json`). A line that
+    is not a record (torn, not JSON, not an object with a string `id`) is counted in
+    `unreadable_lines`, or with `strict` raises an InputError naming the line and field (what
+    scoring does by default; a resumed run skips such lines and asks again).
     """
     path = Path(path)
     out = ResultsFile(path)
-    if not path.exists():
-        if missing_ok:
-            return out
-        raise UserError(f"{path}: no such file")
-    if not path.is_file():
-        raise UserError(f"{path}: not a file")
-    with path.open(encoding="utf-8", errors="replace") as f:
+    if not path.exists() and missing_ok:
+        return out
+    path = input_file(path)
+    with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
             if not line.strip():
                 continue
             out.lines += 1
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                out.unreadable_lines.append(lineno)
-                continue
-            if isinstance(record, dict) and "id" not in record and adopt is not None:
-                record = adopt(record)
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                record = parse_json(line, path, lineno)
+                if isinstance(record, dict) and "id" not in record and adopt is not None:
+                    record = adopt(record) or record
+                if not isinstance(record, dict):
+                    raise InputError(path, lineno, None, "expected a JSON object (a record)")
+                if not isinstance(record.get("id"), str):
+                    got = "missing" if "id" not in record else f"got {quote(record['id'])}"
+                    raise InputError(path, lineno, "id", f"expected a string ({got})")
+            except InputError:
+                if strict:
+                    raise
                 out.unreadable_lines.append(lineno)
                 continue
             previous = out.records.get(record["id"])

@@ -519,7 +519,6 @@ def test_unusual_but_valid_samples_read_like_read_samples(tmp_path, samples):
     path = tmp_path / "samples.jsonl"
     write_samples(path, samples[:6])
     lines = [json.loads(x) for x in path.read_text().splitlines()]
-    lines[0]["id"] = 17  # read_samples turns it into "17"
     lines[1]["steps"][0]["obj"] = True  # an int to read_samples: object 1
     lines[2]["cameras"] = None
     path.write_text("\n\n".join(json.dumps(d, indent=None) for d in lines) + "\n\n")
@@ -527,6 +526,19 @@ def test_unusual_but_valid_samples_read_like_read_samples(tmp_path, samples):
         _assert_tables_equal(
             reference_table(path, setting), ReferenceTable.from_samples(read_samples(path), setting)
         )
+
+
+def test_an_id_that_is_not_a_string_is_a_located_error_in_both_readers(tmp_path, samples):
+    """One way everywhere (issue 28): an integer id is refused, not turned into "17"."""
+    path = tmp_path / "samples.jsonl"
+    write_samples(path, samples[:2])
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    lines[1]["id"] = 17
+    path.write_text("".join(json.dumps(d) + "\n" for d in lines))
+    for read in (lambda p: reference_table(p, "event"), read_samples):
+        with pytest.raises(InputError) as err:
+            read(path)
+        assert (err.value.line, err.value.field) == (2, "id") and "got 17" in err.value.reason
 
 
 def test_own_view_that_is_not_a_view_is_a_located_error(tmp_path, samples):

@@ -10,19 +10,14 @@ from typing import Any
 
 import orjson
 
-from tvr.core.errors import InputError, UserError
+from tvr.core.errors import InputError
+from tvr.core.jsonl import read_json
 
 
 def load_json(path: str | Path) -> Any:
     """The parsed JSON document at `path`; a missing file is a UserError, bad JSON an InputError
     with its line."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    try:
-        return orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as err:
-        raise InputError(path, err.lineno, None, f"not valid JSON ({err.msg})") from None
+    return read_json(path)
 
 
 def dump_json(data: Any) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr._moved import forwarding_getattr
-from tvr.core.errors import InputError
+from tvr.core.errors import InputError, quote
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
 from tvr.trance.data.sample import Sample
 from tvr.trance.world import simulator as world
@@ -72,6 +72,8 @@ def sample_from_record(path: Path, lineno: int, d: Any) -> Sample:
     for key in ("id", "objects", "steps", "final"):
         if key not in d:
             raise InputError(path, lineno, key, "missing")
+    if not isinstance(d["id"], str) or not d["id"]:
+        raise InputError(path, lineno, "id", f"expected a non-empty string, got {quote(d['id'])}")
     for key in ("objects", "final"):
         if not _objects_look_right(d[key]):
             _check_objects(path, lineno, key, d[key])  # raises with the exact field

@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from tvr.core.errors import InputError
+from tvr.core.errors import InputError, quote
 from tvr.core.jsonl import iter_jsonl
 from tvr.trance.data.files import _check_objects
 from tvr.trance.data.sample import Sample, Step, image_name
@@ -54,6 +54,9 @@ def sample_from_release(path: Path, lineno: int, d: Any) -> Sample:
     for key in ("idx", "states", "transformations"):
         if key not in d:
             raise InputError(path, lineno, key, "missing")
+    if type(d["idx"]) is not int or d["idx"] < 0:
+        raise InputError(path, lineno, "idx", f"expected a line number 0, 1, ..., got "
+                         f"{quote(d['idx'])}")  # fmt: skip
     states = d["states"]
     if not isinstance(states, list) or len(states) < 2:
         raise InputError(path, lineno, "states", "expected [initial, ..., final] states")
@@ -144,7 +147,17 @@ def read_release(path: str | Path) -> list[Sample]:
     index and order-sensitive flag (`TVR_FIELDS`), other ids become `img_{idx:06d}` like their
     image names."""
     path = Path(path)
-    return [sample_from_release(path, lineno, d) for lineno, d in iter_jsonl(path)]
+    samples, seen = [], {}
+    for lineno, d in iter_jsonl(path):
+        sample = sample_from_release(path, lineno, d)
+        if sample.id in seen:
+            raise InputError(path, lineno, "idx" if "id" not in d else "id",
+                             f"sample {quote(sample.id)} again (first on line {seen[sample.id]})")  # fmt: skip
+        seen[sample.id] = lineno
+        samples.append(sample)
+    if not samples:
+        raise InputError(path, None, None, "no samples (the file is empty)")
+    return samples
 
 
 def sample_to_release(sample: Sample, idx: int) -> dict[str, Any]:

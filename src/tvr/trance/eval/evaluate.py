@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tvr.core.jsonl import write_json
+from tvr.core.jsonl import prepare_output_folder, write_json
 from tvr.trance.eval.detail import detail_jsonl
 from tvr.trance.eval.metrics import max_steps_for, read_predictions, score, step_limit, summarize
 from tvr.trance.eval.references import reference_table
@@ -51,7 +51,7 @@ def evaluate_files(
     if pred.problems:
         summary["problems"] = pred.problems[:100]
     if out is not None:
-        out = Path(out)
+        out = prepare_output_folder(out)
         write_bytes(out / "detail.jsonl", detail_jsonl(ref, pred, s))
         write_json(out / "summary.json", summary)
         write_json(

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from tvr._moved import forwarding_getattr
 from tvr.core.errors import InputError, UserError
+from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.trance.data.sample import Sample
 from tvr.trance.eval.plain import plain_steps
 from tvr.trance.world import simulator as world
@@ -273,16 +273,17 @@ def read_predictions(
     Lines with more steps than a reference has follow `max_steps_policy` (MAX_STEPS_POLICIES).
     `fast=False` parses every line with the general parser (what the fast path is tested against).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path)
     limit = step_limit(ref.setting, max_steps_policy)
     n = len(ref.ids)
     k = max_steps_for(ref.setting)
     objs = np.full((n, k), -1, dtype=np.int64)
     values = np.full((n, k), PAD, dtype=np.int64)
     present = np.zeros(n, dtype=bool)
-    plain = plain_steps(path.read_bytes(), ref, limit) if fast else None
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(path, None, None, "no predictions (the file is empty)")
+    plain = plain_steps(data, ref, limit) if fast else None
     if plain is not None:  # every line plain and good: read in bulk (plain.py)
         rows, counts, step_objs, step_values = plain
         step_rows = np.repeat(rows, counts)
@@ -311,11 +312,10 @@ def read_predictions(
             if not line.strip():
                 continue
             row = None
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
             try:
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError as err:
-                    raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
+                record = parse_json(line, path, lineno)
                 if isinstance(record, dict) and isinstance(record.get("id"), str):
                     v = record.get("view")
                     row = ref.index.get((record["id"], VIEWS.index(v) if v in VIEWS else -1))

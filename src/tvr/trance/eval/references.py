@@ -52,6 +52,7 @@ import numpy as np
 import orjson
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.core.manifest import sha256_file
 from tvr.trance.data.files import sample_from_record
 from tvr.trance.data.sample import FORMAT as SAMPLE_FORMAT
@@ -303,21 +304,19 @@ def _check_unique(path: Path, ids: list[str]) -> None:
 def parse_samples(path: str | Path) -> tuple[SampleArrays, str]:
     """The arrays of a samples.jsonl and the sha256 of the bytes they were read from; bad lines
     raise the same located errors as `read_samples`."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path)
     digest = hashlib.sha256()
     build = _Builder()
     with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
             digest.update(line)
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
             if not line.strip():
                 continue
-            try:
-                d = orjson.loads(line)
-            except orjson.JSONDecodeError as err:
-                raise InputError(path, lineno, None, f"not valid JSON ({err})") from None
-            build.add_record(path, lineno, d)
+            build.add_record(path, lineno, parse_json(line, path, lineno))
+    if not build.ids:
+        raise InputError(path, None, None, "no samples (the file is empty)")
     _check_unique(path, build.ids)
     return build.arrays(), digest.hexdigest()
 

@@ -1,0 +1,212 @@
+"""One writer per output: a second run into an output another process writes is refused in one
+line naming the holder's PID, before it writes anything; a killed holder's lock is gone."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tvr.cli import main
+from tvr.core.errors import UserError
+from tvr.core.output_lock import holds, lock_output, lock_path, release, release_all
+
+HOLD = (
+    "import sys, time\n"
+    "from tvr.core.output_lock import lock_output\n"
+    "lock_output(sys.argv[1])\n"
+    "print('held', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+class Holder:
+    """Another process holding the lock of an output until killed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)],
+                                     stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert self.proc.stdout.readline().strip() == "held"
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def holder(tmp_path):
+    made: list[Holder] = []
+
+    def hold(folder: Path) -> Holder:
+        made.append(Holder(folder))
+        return made[-1]
+
+    yield hold
+    for h in made:
+        if h.proc.poll() is None:
+            h.kill()
+
+
+def test_a_second_writer_is_refused_and_a_killed_holders_lock_is_gone(tmp_path, holder):
+    folder = tmp_path / "out"
+    h = holder(folder)
+    with pytest.raises(UserError, match=rf"another tvr run is writing it \(PID {h.proc.pid}\)"):
+        lock_output(folder)
+    assert not holds(folder) and not folder.exists()
+    h.kill()  # kill -9: the kernel releases the lock, nothing to clean
+    lock_output(folder)
+    assert holds(folder)
+    assert lock_path(folder) == tmp_path / ".out.tvr-lock"
+    assert lock_path(folder).read_text().strip() == str(os.getpid())
+    lock_output(folder)  # re-entrant within a process
+    release(folder)
+    assert not holds(folder)
+
+
+def test_the_lock_is_per_output_and_released_by_release_all(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b.jsonl"
+    lock_output(a)
+    lock_output(b)
+    assert holds(a) and holds(b)
+    release_all()
+    assert not holds(a) and not holds(b)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo") / "d"
+    assert main(["demo", "--out", str(out), "--num", "20", "--workers", "1"]) == 0
+    release_all()
+    return out
+
+
+JOBS = {
+    "sample": ["sample", "--out", "{X}", "--num", "8"],
+    "generate": ["generate", "--setting", "event", "--split-sizes", "train=2,val=1,test=1",
+                 "--out", "{X}", "--preset", "preview", "--image-size", "48x36", "--quiet"],
+    "clevrer generate": ["clevrer", "generate", "--out", "{X}", "--num", "2", "--backend", "none",
+                         "--no-dynamics", "--no-masks", "--quiet"],
+    "tranco testbed": ["tranco", "testbed", "--out", "{X}", "--sizes", "2", "1", "1",
+                       "--image-size", "48x36", "--preset", "preview", "--quiet"],
+    "vtt testbed": ["vtt", "testbed", "--out", "{X}", "--num", "3", "--size", "64x48",
+                    "--preset", "preview", "--no-progress"],
+    "demo": ["demo", "--out", "{X}", "--num", "8", "--workers", "1"],
+    "evaluate": ["evaluate", "--samples", "{D}/samples/samples.jsonl",
+                 "--predictions", "{D}/predictions-oracle.jsonl", "--out", "{X}"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(JOBS))
+def test_every_job_command_is_refused_while_another_run_writes_its_folder(
+    name, tmp_path, holder, demo, capsys
+):
+    folder = tmp_path / "job"
+    h = holder(folder)
+    argv = [a.replace("{X}", str(folder)).replace("{D}", str(demo)) for a in JOBS[name]]
+    started = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - started < 30
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"another tvr run is writing it (PID {h.proc.pid})" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".job.tvr-lock"]  # nothing written
+
+
+def test_two_testbeds_at_once_one_is_refused_the_other_finishes(tmp_path):
+    """The defect of issue 28: two `tranco testbed` runs into one folder left it broken for
+    every later run. Now the second is refused and the folder verifies."""
+    out = tmp_path / "tc"
+    argv = [sys.executable, "-m", "tvr", "tranco", "testbed", "--out", str(out), "--sizes", "4",
+            "2", "2", "--image-size", "48x36", "--preset", "preview", "--workers", "2",
+            "--shard-size", "2", "--quiet"]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not lock_path(out).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    _, first_err = first.communicate(timeout=300)
+    assert first.returncode == 0, first_err
+    if second.returncode != 0:  # it started while the first one ran
+        assert second.returncode == 2
+        assert second.stderr.count("\n") == 1
+        assert f"another tvr run is writing it (PID {first.pid})" in second.stderr
+    again = subprocess.run([sys.executable, "-m", "tvr", "tranco", "stats", str(out), "--json"],
+                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert '"samples": 8' in again.stdout.replace(" ", "").replace('"samples":8', '"samples": 8')
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """(command words, parser) of every sub-command that runs something."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+        return
+    for name, sub in subs[0].choices.items():
+        yield from _leaf_parsers(sub, (*path, name))
+
+
+def _dummy(action: argparse.Action, tmp: Path) -> list[str]:
+    """A value the parser accepts for a required argument (the command never reads it)."""
+    if action.choices:
+        value = str(next(iter(action.choices)))
+    elif action.type in (int, float) or getattr(action.type, "__name__", "").endswith(
+        ("_int", "_float")
+    ):
+        value = "1"
+    else:
+        value = str(tmp / "input")
+    n = action.nargs
+    count = n if isinstance(n, int) else 1
+    return [value] * count
+
+
+def _commands_writing(dests: set[str]) -> list[tuple[str, ...]]:
+    from tvr.cli import build_parser
+
+    return [path for path, p in _leaf_parsers(build_parser())
+            if dests <= {a.dest for a in p._actions}]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", [*_commands_writing({"out"}),
+                                     *_commands_writing({"output_dir", "run_name"})],
+                         ids=" ".join)  # fmt: skip
+def test_every_command_with_an_output_is_refused_before_it_reads_anything(
+    command, tmp_path, holder, capsys
+):
+    """The whole class: whatever a command writes (an --out folder or file, a training run's
+    OUTPUT_DIR/RUN_NAME), a second run into it is refused in one line, exit 2, and nothing is
+    written (its inputs here do not even exist)."""
+    from tvr.cli import build_parser
+
+    parser = dict(_leaf_parsers(build_parser()))[command]
+    dests = {a.dest for a in parser._actions}
+    out = tmp_path / "out"
+    h = holder(out)
+    argv = [*command]
+    for action in parser._actions:
+        if action.dest in ("help", "out", "output_dir", "run_name") or not (
+            action.required or not action.option_strings
+        ):
+            continue
+        argv += [*(action.option_strings[-1:]), *_dummy(action, tmp_path)]
+    for group in parser._mutually_exclusive_groups:
+        if group.required:
+            action = group._group_actions[0]
+            argv += [action.option_strings[-1], *_dummy(action, tmp_path)]
+    if "out" in dests:
+        argv += ["--out", str(out)]
+    else:
+        argv += ["--output-dir", str(tmp_path), "--run-name", "out"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"another tvr run is writing it (PID {h.proc.pid})" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.tvr-lock"]
