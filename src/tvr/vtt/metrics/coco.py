@@ -5,7 +5,9 @@ reference references[i]; scores are as the library returns them (0..1, CIDEr-D 0
 
 - METEOR: coco-caption's wrapper of METEOR 1.5 (Java; `-l en -norm`); the per-description
   (segment) scores, not the jar's corpus-level aggregate, as the released evaluation averages
-  them. One Java process is started per Python process and reused.
+  them. One Java process is started per Python process and reused. An exchange that fails or
+  takes longer than `tvr.core.processes.java_timeout_s()` ends the process and the command
+  with one line (coco-caption's wrapper would leave its lock held and hang the exit).
 - ROUGE-L: coco-caption's LCS F-measure with beta = 1.2 on space-split tokens.
 - CIDEr-D: coco-caption's CiderScorer, n = 4, sigma = 6: TF-IDF n-gram vectors, clipped,
   length penalty exp(-delta^2 / (2 sigma^2)), mean over n, x10. The document frequencies and the
@@ -16,11 +18,16 @@ reference references[i]; scores are as the library returns them (0..1, CIDEr-D 0
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import subprocess
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.processes import Watchdog
 
 
 def rouge_l(hypotheses: Sequence[str], references: Sequence[str]) -> list[float]:
@@ -53,12 +60,33 @@ def meteor(hypotheses: Sequence[str], references: Sequence[str]) -> list[float]:
     gts = {i: [r] for i, (_, r) in enumerate(pairs)}
     res = {i: [h] for i, (h, _) in enumerate(pairs)}
     scorer = _meteor()
+    watchdog = Watchdog(scorer.meteor_p)
     try:
-        _, scores = scorer.compute_score(gts, res)
+        with watchdog:
+            _, scores = scorer.compute_score(gts, res)
     except (ValueError, BrokenPipeError, OSError) as err:
-        _meteor.cache_clear()
-        raise UserError(f"METEOR (Java, meteor-1.5.jar) failed: {err}") from None
+        _discard(scorer)
+        why = f"no answer within {watchdog.seconds:.0f} s" if watchdog.fired else str(err)
+        raise UserError(f"METEOR (Java, meteor-1.5.jar) failed: {why}") from None
     return [float(s) for s in scores]
+
+
+def _discard(scorer: Any) -> None:
+    """End a METEOR process that failed mid-exchange so that nothing waits on it: coco-caption's
+    wrapper keeps its lock held when an exchange fails, and its `__del__` (at exit) would wait on
+    that lock forever."""
+    _meteor.cache_clear()
+    process = scorer.meteor_p
+    try:
+        process.kill()
+        process.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            pipe.close()
+    process.stdin = open(os.devnull, "wb")  # what `__del__` closes  # noqa: SIM115
+    scorer.lock = threading.Lock()
 
 
 def start_meteor() -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.processes import java_timeout_s
 
 COREOPTION = "--spice-corenlp"
 UNAVAILABLE = (
@@ -80,9 +81,12 @@ def spice(
                    "edu.anu.spice.SpiceScorer", str(source), "-out", str(target), "-subset",
                    "-silent"]  # fmt: skip
         try:
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            done = subprocess.run(command, capture_output=True, text=True, check=False,
+                                  timeout=java_timeout_s())  # fmt: skip
         except FileNotFoundError:
             raise UserError("SPICE needs Java on the PATH (java not found)") from None
+        except subprocess.TimeoutExpired as err:
+            raise UserError(f"SPICE (Java) gave no answer within {err.timeout:.0f} s") from None
         if done.returncode != 0 or not target.is_file():
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise UserError(f"SPICE (spice-1.0.jar with {code.name}) failed: {last}")

@@ -18,11 +18,13 @@ import contextlib
 import functools
 import html
 import os
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.processes import timed_subprocess
 
 # characters that would end a line for the Java tokenizer but not for Python's "\n".join
 _LINE_BREAKS = str.maketrans({c: " " for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
@@ -33,13 +35,16 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
     if not texts:
         return []
     try:
-        from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+        from pycocoevalcap.tokenizer import ptbtokenizer
     except ImportError:
         raise UserError("the VTT metrics need pycocoevalcap (pip install pycocoevalcap)") from None
+    ptbtokenizer.subprocess = timed_subprocess  # its Java call gets a time limit
     captions = {i: [{"caption": t.translate(_LINE_BREAKS)}] for i, t in enumerate(texts)}
     try:
         with _quiet_stderr():
-            tokenized = PTBTokenizer().tokenize(captions)
+            tokenized = ptbtokenizer.PTBTokenizer().tokenize(captions)
+    except subprocess.TimeoutExpired as err:
+        raise UserError(f"the PTB tokenizer (Java) gave no answer within {err.timeout:.0f} s") from None
     except FileNotFoundError as err:
         if "java" in str(err):
             raise UserError("the PTB tokenizer and METEOR need Java on the PATH (java not found)") from None
