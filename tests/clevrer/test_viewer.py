@@ -15,7 +15,7 @@ from tvr.web.factory import create_app
 
 def _client(root, tmp_path) -> TestClient:
     config = ServeConfig(data=(root,), viewer=True, db_url=f"sqlite:///{tmp_path / 'v.sqlite'}")
-    return TestClient(create_app(config, "clevrer"))
+    return TestClient(create_app(config, "clevrer"), base_url="http://localhost")
 
 
 def test_viewer_pages(rendered_set, tmp_path):
@@ -40,3 +40,29 @@ def test_clevrer_has_no_human_test(rendered_set, tmp_path):
     config = ServeConfig(data=(rendered_set,), db_url=f"sqlite:///{tmp_path / 'v.sqlite'}")
     with pytest.raises(UserError, match="--viewer"):
         create_app(config, "clevrer")
+
+
+def test_the_viewer_writes_nothing_into_the_data_folder(rendered_set, tmp_path):
+    """A read-only viewer creates no database beside the data (issue 28: it wrote
+    human-tests.sqlite, -wal and -shm into the folder it only reads)."""
+    before = sorted(p.name for p in rendered_set.iterdir())
+    client = TestClient(create_app(ServeConfig(data=(rendered_set,), viewer=True), "clevrer"),
+                        base_url="http://localhost")  # fmt: skip
+    assert client.get("/").status_code == 200
+    assert client.app.state.config.database_url == "sqlite://"
+    assert sorted(p.name for p in rendered_set.iterdir()) == before
+
+
+def test_no_input_gives_a_5xx_and_rebinding_is_refused(rendered_set, tmp_path):
+    from tests.web.fuzz import boundary_statuses, rebinding_refused, run_fuzz
+
+    client = _client(rendered_set, tmp_path)
+    assert rebinding_refused(client)
+    statuses, failures = boundary_statuses(client, {"k": "0", "index": "1"})
+    assert not failures, failures[:10]
+    pytest.importorskip("schemathesis")
+    config = ServeConfig(data=(rendered_set,), viewer=True, allowed_hosts=("testserver",),
+                         db_url=f"sqlite:///{tmp_path / 'v.sqlite'}")  # fmt: skip
+    statuses, failures = run_fuzz(create_app(config, "clevrer"), {}, examples=15)
+    assert not failures, failures[:10]
+    assert sum(statuses.values()) >= 30

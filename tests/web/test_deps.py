@@ -98,7 +98,7 @@ def make(tmp_path: Path):
         pages = Pages(title="test", routers=[routes(calls)], templates=tmp_path / "templates")
         config = ServeConfig(data=(tmp_path,), db_url=f"sqlite:///{tmp_path}/t.sqlite", **options)
         app = create_app(config, lambda _config: pages)
-        return TestClient(app, raise_server_exceptions=False), calls
+        return TestClient(app, raise_server_exceptions=False, base_url="http://localhost"), calls
 
     return build
 

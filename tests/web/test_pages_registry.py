@@ -41,7 +41,7 @@ def test_a_registered_benchmark_is_served_by_name_and_an_unknown_one_is_a_user_e
 
     register_pages("toy", toy_pages)
     config = ServeConfig(data=(tmp_path,), db_url=f"sqlite:///{tmp_path}/t.sqlite")
-    client = TestClient(create_app(config, "toy"))
+    client = TestClient(create_app(config, "toy"), base_url="http://localhost")
     assert client.get("/hello").json() == {"hello": "toy"}
     assert [c.data for c in opened] == [(tmp_path,)]
     with pytest.raises(UserError, match=r"no web pages for benchmark 'nope'; registered: .*toy"):

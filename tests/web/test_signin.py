@@ -55,7 +55,8 @@ def client(tmp_path: Path) -> TestClient:
     router.include_router(sign_in_router(SignIn("player", GameError, chosen_level)))
     pages = Pages(title="toy", routers=[router], templates=tmp_path / "templates")
     config = ServeConfig(data=(tmp_path,), db_url=f"sqlite:///{tmp_path}/t.sqlite")
-    return TestClient(create_app(config, lambda _config: pages), follow_redirects=False)
+    return TestClient(create_app(config, lambda _config: pages), follow_redirects=False,
+                      base_url="http://localhost")
 
 
 def form(client: TestClient, url: str, **data: str):
@@ -80,7 +81,7 @@ def test_a_player_starts_is_refused_in_the_benchmarks_words_and_resumes(client, 
     assert again.headers["location"] == "/play/1" and client.cookies[COOKIE] == token
     assert client.get("/leave").text.startswith("left Ada ")
 
-    other = TestClient(client.app, follow_redirects=False)
+    other = TestClient(client.app, follow_redirects=False, base_url="http://localhost")
     taken = other.post("/api/start", json={"name": "ADA"})
     assert taken.status_code == 409 and "already taken" in taken.json()["error"]
     wrong = other.post("/api/resume", json={"code": "0000-0000-0000-0000"})

@@ -71,6 +71,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=positive_int, default=8000, help="default 8000")
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name (or address) the server answers to besides localhost, 127.0.0.1, ::1 "
+        "and --host; repeat for more; '*' for any (only behind a proxy that checks names). "
+        "Requests naming another host are refused (DNS rebinding)",
+    )
     p.add_argument("--db", help="SQLAlchemy database URL (default: sqlite file beside the data)")
     p.add_argument(
         "--admin",
@@ -123,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         viewer=args.viewer,
         admin=args.admin,
         practice=args.practice,
+        allowed_hosts=tuple(args.allowed_host),
+        bind=args.host,
     ).validate()
     if args.export:
         if args.benchmark != "trance":
@@ -148,5 +159,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"tvr serve: {what} at http://{args.host}:{args.port}/  (results: {config.database_url})")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("tvr serve: note: listening beyond this machine; serve behind HTTPS for real testers")
+        if not args.allowed_host:
+            print("tvr serve: note: requests must name localhost, 127.0.0.1 or --host; give "
+                  "--allowed-host NAME for the name testers use")  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -24,6 +24,8 @@ class ServeConfig:
     max_name: int = 40  # longest tester name, in characters
     page_size: int = 12  # samples per page of the viewer
     secure_cookies: bool = False  # mark the tester cookie Secure (serve behind HTTPS)
+    allowed_hosts: tuple[str, ...] = ()  # host names answered besides the loopback ones ("*": any)
+    bind: str | None = None  # the --host address: answered too when it is a specific one
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> ServeConfig:
@@ -55,12 +57,19 @@ class ServeConfig:
 
     @property
     def database_url(self) -> str:
+        """--db, else the study's sqlite file beside the first dataset. A viewer only reads:
+        it opens that file if a study made it (the admin pages), else an in-memory database,
+        so it never creates one in the data folder."""
         if self.db_url:
             return self.db_url
-        return f"sqlite:///{Path(self.data[0]).resolve() / DB_FILE}"
+        path = Path(self.data[0]).resolve() / DB_FILE
+        if self.viewer and not path.exists():
+            return "sqlite://"
+        return f"sqlite:///{path}"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["data"] = [str(p) for p in self.data]
         d["predictions"] = [str(p) for p in self.predictions]
+        d["allowed_hosts"] = list(self.allowed_hosts)
         return d

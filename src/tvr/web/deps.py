@@ -18,6 +18,8 @@ from tvr.web.testers import COOKIE, tester_of
 ADMIN_OFF = "the admin view is off (it is served by a viewer server: tvr serve --viewer --admin)"
 MAX_BODY = 64_000  # bytes of a JSON request body
 MAX_DEPTH = 32  # arrays and objects inside each other in a JSON request body
+MAX_INT = 2**53  # integers beyond +-2^53 are refused (a database column holds 2^63 at most)
+MAX_TEXT = 10_000  # characters of any string in a JSON request body
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -91,6 +93,28 @@ def nesting(value: object) -> int:
         level = [x for c in containers for x in (c.values() if isinstance(c, dict) else c)]
 
 
+def out_of_bounds(value: object, where: str = "") -> str | None:
+    """The field path of the first integer beyond +-MAX_INT or string longer than MAX_TEXT in a
+    parsed JSON value (keys included), or None. Non-finite numbers do not parse."""
+    stack: list[tuple[object, str]] = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int) and abs(item) > MAX_INT:
+            return path or "body"
+        if isinstance(item, str) and len(item) > MAX_TEXT:
+            return path or "body"
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if len(k) > MAX_TEXT:
+                    return path or "body"
+                stack.append((v, f"{path}.{k}" if path else k))
+        elif isinstance(item, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
+    return None
+
+
 def is_json(content_type: str) -> bool:
     """Whether a Content-Type header is exactly application/json (parameters such as charset
     allowed): `text/plain; x=application/json` is not, so no form or no-cors fetch of another
@@ -101,7 +125,8 @@ def is_json(content_type: str) -> bool:
 def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
     """A dependency giving the request's JSON object as `model`. Refusals, as {"error": ...}:
     not JSON (415), over MAX_BODY bytes (413), not parseable or nested deeper than MAX_DEPTH
-    (400), not an object (400), and a field the model refuses (422, naming the field)."""
+    (400), not an object (400), an integer or string out of bounds (`out_of_bounds`, 422) and a
+    field the model refuses (422, naming the field)."""
 
     async def parse(request: Request) -> M:
         if not is_json(request.headers.get("content-type", "")):
@@ -119,6 +144,10 @@ def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
             raise ApiError("expected a JSON object", 400)
         if nesting(body) > MAX_DEPTH:
             raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400)
+        bad = out_of_bounds(body)
+        if bad is not None:
+            raise ApiError(f"field {bad!r}: out of range (integers within +-2^53, strings of "
+                           f"at most {MAX_TEXT:,} characters)", 422)  # fmt: skip
         try:
             return model.model_validate(body)
         except ValidationError as err:

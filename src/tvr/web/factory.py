@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from tvr.web.config import ServeConfig
 from tvr.web.csrf import same_origin
 from tvr.web.db import make_engine, make_sessionmaker
+from tvr.web.hosts import HostGuard, allowed_hosts
 from tvr.web.pages import PagesFactory, pages_factory
 from tvr.web.responses import install_error_handlers
 
@@ -25,7 +26,8 @@ def create_app(config: ServeConfig, pages: PagesFactory | str) -> FastAPI:
     """The app for `config`: the benchmark's pages (a factory, or a benchmark's name registered
     with `tvr.web.pages.register_pages`) built (its datasets opened) first, then the database
     opened and its tables created. `app.state` holds config, engine, sessions, templates, the
-    pages' warnings and state. Every route is guarded by `tvr.web.csrf.same_origin`."""
+    pages' warnings and state. Every request must name an allowed host (`tvr.web.hosts`), and
+every route is guarded by `tvr.web.csrf.same_origin`."""
     config = config.validate()
     built = (pages_factory(pages) if isinstance(pages, str) else pages)(config)
     engine = make_engine(config.database_url)
@@ -47,6 +49,7 @@ def create_app(config: ServeConfig, pages: PagesFactory | str) -> FastAPI:
         setattr(app.state, name, value)
     if built.static is not None:
         app.mount("/static", StaticFiles(directory=str(built.static)), name="static")
+    app.add_middleware(HostGuard, allowed=allowed_hosts(config.allowed_hosts, config.bind))
     install_error_handlers(app)
     for router in built.routers:
         app.include_router(router)

@@ -42,6 +42,6 @@ def make_client(datasets, tmp_path):
         kw.setdefault("db_url", f"sqlite:///{tmp_path / 'results.sqlite'}")
         kw.setdefault("practice", 1)
         config = ServeConfig(data=tuple(datasets.values()), **kw)
-        return TestClient(create_app(config))
+        return TestClient(create_app(config), base_url="http://localhost")
 
     return make

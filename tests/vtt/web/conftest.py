@@ -59,6 +59,6 @@ def make_client(make_config):
     """make_client(**extra) -> a TestClient of a new app (the same database each time)."""
 
     def make(**extra) -> TestClient:
-        return TestClient(create_app(make_config(**extra), "vtt"))
+        return TestClient(create_app(make_config(**extra), "vtt"), base_url="http://localhost")
 
     return make
