@@ -67,6 +67,7 @@ def test_a_second_writer_is_refused_and_a_killed_holders_lock_is_gone(tmp_path, 
     lock_output(folder)  # re-entrant within a process
     release(folder)
     assert not holds(folder)
+    assert not lock_path(folder).exists()  # no output was made: no lock file is left
 
 
 def test_the_lock_is_per_output_and_released_by_release_all(tmp_path):
@@ -209,4 +210,4 @@ def test_every_command_with_an_output_is_refused_before_it_reads_anything(
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"another tvr run is writing it (PID {h.proc.pid})" in err[0], err
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.tvr-lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.tvr-lock"]  # the holder's

@@ -116,7 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.clevrer.data.questions import read_questions
+    from tvr.clevrer.data.questions import check_answers, read_questions
     from tvr.clevrer.data.submission import read_submission
     from tvr.clevrer.eval.baselines import chance_level
     from tvr.clevrer.eval.score import score
@@ -124,6 +124,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import prepare_output_folder, write_json, write_text
 
     questions = read_questions(args.questions)
+    check_answers(questions, args.questions)
     answers = read_submission(args.predictions)
     result = score(questions, answers)
     chance = chance_level(questions)

@@ -155,3 +155,21 @@ def test_cli_testbed_and_stats(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["total"]["samples"] == 4
     assert main(["tranco", "testbed", "--out", str(out), "--sizes", "0", "1", "1"]) == 2
     assert "needs training samples" in capsys.readouterr().err
+
+
+def test_one_worker_or_two_make_the_same_bytes_but_timing(tmp_path):
+    """docs/tranco.md: the testbed is byte-identical across runs and worker counts; only each
+    shard's timing.json differs (issue 28: the shards' records.jsonl held the seconds)."""
+    from tvr.cli import main
+
+    trees = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        assert main(["tranco", "testbed", "--out", str(out), "--sizes", "4", "2", "2",
+                     "--image-size", "48x36", "--preset", "preview", "--shard-size", "2",
+                     "--workers", str(workers), "--quiet"]) == 0  # fmt: skip
+        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                      if p.is_file() and p.name != "timing.json"})  # fmt: skip
+    assert trees[0].keys() == trees[1].keys() and len(trees[0]) > 20
+    differ = [k for k in trees[0] if trees[0][k] != trees[1][k]]
+    assert not differ, differ[:5]

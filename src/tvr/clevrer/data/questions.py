@@ -17,12 +17,13 @@ kept in `extra`, so a file read and written again has the same content.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvr.clevrer.data.fields import Fields, dump_json, load_json
+from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import write_text
 
 QUESTION_TYPES: tuple[str, ...] = ("descriptive", "explanatory", "predictive", "counterfactual")
@@ -149,6 +150,35 @@ def read_questions(path: str | Path) -> list[VideoQuestions]:
                          f"[{seen[v.scene_index]}]")  # fmt: skip
         seen[v.scene_index] = i
     return videos
+
+
+def check_answers(videos: Sequence[VideoQuestions], path: str | Path) -> None:
+    """Refuse a question file to score against unless every question carries its answer: the
+    test split (no answers at all) is a UserError saying so; one missing answer an InputError
+    naming its field (`[i].questions[j].answer` or `...choices[k].answer`)."""
+    missing, total = [], 0
+    for i, v in enumerate(videos):
+        for j, q in enumerate(v.questions):
+            total += 1
+            if q.choices is None:
+                if q.answer is None:
+                    missing.append((f"[{i}].questions[{j}].answer", v.scene_index, q.question_id))
+                continue
+            for k, c in enumerate(q.choices):
+                if c.answer is None:
+                    missing.append((f"[{i}].questions[{j}].choices[{k}].answer", v.scene_index,
+                                    q.question_id))  # fmt: skip
+                    break
+    if not missing:
+        return
+    if len(missing) == total:
+        raise UserError(f"{path}: the question file has no answers (the test split?): score "
+                        "against train or validation, or send the answers to the challenge's "
+                        "server")  # fmt: skip
+    field, scene, qid = missing[0]
+    more = f" ({len(missing) - 1} more questions lack theirs)" if len(missing) > 1 else ""
+    raise InputError(path, None, field, f"question {qid} of scene {scene} has no answer (null); "
+                     f"scoring needs every question's answer{more}")  # fmt: skip
 
 
 def has_answers(videos: Iterable[VideoQuestions]) -> bool:

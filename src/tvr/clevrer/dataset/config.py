@@ -51,6 +51,10 @@ class GenerateConfig:
             raise UserError(f"--shard-size must be at least 1, got {self.shard_size}")
         if self.backend not in BACKENDS:
             raise UserError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        from tvr.clevrer.render.presets import PRESETS
+
+        if self.preset not in PRESETS:
+            raise UserError(f"--preset must be one of {', '.join(PRESETS)}, got {self.preset!r}")
         if len(self.splits) != 3 or any(s < 0 for s in self.splits) or sum(self.splits) <= 0:
             raise UserError(f"--splits must be three shares >= 0 (train validation test), got {self.splits}")
         return self

@@ -57,7 +57,7 @@ import numpy as np
 from tvr.core import jobs as engine
 from tvr.core.errors import UserError
 from tvr.core.job_config import JobConfig
-from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
+from tvr.core.jsonl import iter_jsonl, read_json, write_json, write_jsonl
 from tvr.core.manifest import check_same_config
 from tvr.render.scene import SceneDescription, SceneObject
 from tvr.trance.data.sample import Sample
@@ -72,6 +72,8 @@ LAYOUT_FORMAT = "tvr-tranco/1"
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 FRAME_TIMES = ("sparse", "even")
 RECORDS_FILE = "records.jsonl"
+#: a shard's wall and CPU seconds, kept apart so that records.jsonl is the same on every run
+TIMING_FILE = "timing.json"
 SHARDS_DIR = "shards"
 VIEW = "C"
 #: generator streams: the held-out types, the clips' frame times
@@ -422,7 +424,8 @@ class ClipsWorker:
             "total": round(time.perf_counter() - t0, 4),
             "cpu": round(time.process_time() - c0, 4),  # all threads of the process
         }
-        write_jsonl(dest / RECORDS_FILE, [*records, {"seconds": seconds}])
+        write_json(dest / TIMING_FILE, seconds)  # first: records.jsonl marks the shard done
+        write_jsonl(dest / RECORDS_FILE, records)
 
     def close(self) -> None:
         self.renderer.close()
@@ -499,8 +502,13 @@ def assemble(config: ClipsConfig, out: Path, task: ClipsTask,
     for key in task.plan():
         shard = task.path(key)
         engine.move_shard_folders(shard, out, ("states", "clips"))
+        timing = shard / TIMING_FILE
+        if timing.is_file():
+            seconds = read_json(timing)
+            render_seconds += seconds["total"]
+            render_cpu += seconds.get("cpu", 0.0)
         for _, r in iter_jsonl(shard / RECORDS_FILE):
-            if "seconds" in r:
+            if "seconds" in r:  # a shard written before timing.json
                 render_seconds += r["seconds"]["total"]
                 render_cpu += r["seconds"].get("cpu", 0.0)
                 continue

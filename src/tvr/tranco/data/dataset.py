@@ -144,6 +144,8 @@ class TrancoDataset:
 def open_dataset(root: str | Path, check_images: bool = True) -> TrancoDataset:
     """Read and check the dataset in folder `root` (InputError at the first problem)."""
     root = Path(root)
+    if root.is_file():
+        raise UserError(f"{root}: is a file; a TRANCO dataset is a folder (with dataset.json)")
     if not root.is_dir():
         raise UserError(f"{root}: no such folder (a TRANCO dataset)")
     info = read_info(root / DATASET_FILE)
