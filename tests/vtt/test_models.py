@@ -272,3 +272,31 @@ def test_train_vocabulary_reads_unknown_ids_and_predicts_known_ones():
     with torch.no_grad():
         ids = model.generate(make_batch(), DecodeOptions("sample", seed=0, top_k=0, top_p=1.0))
     assert {i for sample in ids for x in sample for i in x} <= set(VOCAB_IDS)
+
+
+def test_an_interrupted_encoding_keeps_what_it_saved(tmp_path, monkeypatch):
+    """Issue 28: an interrupted `vtt baseline nearest` kept none of its encoding work. The
+    cache is saved while encoding, so the next run encodes only what is left."""
+    from tvr.vtt.models import features as features_mod
+
+    paths = _write_jpegs(tmp_path / "states", 5, seed=3)
+    spec = EncoderSpec("tvr-tiny")
+    monkeypatch.setattr(features_mod, "SAVE_EVERY_S", 0.0)
+    real = features_mod.load_image
+    loaded = []
+
+    def interrupted(path, transform):
+        if len(loaded) == 4:  # the third batch of two
+            raise KeyboardInterrupt
+        loaded.append(path)
+        return real(path, transform)
+
+    monkeypatch.setattr(features_mod, "load_image", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        FeatureCache(spec, tmp_path / "cache").get(paths, batch_size=2)
+    monkeypatch.setattr(features_mod, "load_image", real)
+    resumed = FeatureCache(spec, tmp_path / "cache")
+    assert len(resumed.index) == 4  # two batches were saved
+    feats = resumed.get(paths, batch_size=2)
+    assert resumed.encoded == 1
+    assert torch.allclose(feats, FeatureCache(spec, None).get(paths), atol=1e-5)
