@@ -303,3 +303,33 @@ def test_a_bad_out_gives_one_line_naming_it(command, case, sample_dir, tmp_path,
     assert "Traceback" not in err, err
     assert all("sampling" in line for line in before), err  # only demo's progress bar before it
     assert last.startswith(f"tvr {command[0]}: error: ") and out in last, err
+
+
+def test_a_closed_stdout_ends_quietly(tmp_path):
+    """`tvr ... --json | head -1` (issue 28: "tvr clevrer: error: Broken pipe")."""
+    import subprocess
+    import sys
+
+    from tests.clevrer.data.samples import random_question_file
+
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps(random_question_file(30, seed=0)))
+    answers = tmp_path / "a.json"
+    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+                 "--out", str(answers)]) == 0  # fmt: skip
+    # `true` exits at once: by the time tvr writes, nobody reads
+    command = (f"{sys.executable} -m tvr clevrer evaluate --questions {questions} "
+               f"--predictions {answers} --json | true")  # fmt: skip
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.stderr == "" and done.returncode == 0, done.stderr
+
+
+def test_a_bad_preset_is_refused_before_any_work(tmp_path, capsys):
+    """Issue 28: `clevrer generate --preset fast` simulated every video, then failed with a
+    traceback, having saved the bad value in config.json."""
+    out = tmp_path / "set"
+    assert main(["clevrer", "generate", "--out", str(out), "--num", "2", "--preset", "fast"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["tvr clevrer: error: --preset must be one of preview, default, paper, got 'fast'"]
+    assert list(tmp_path.iterdir()) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import select
 import sys
 from pathlib import Path
 from typing import Any
@@ -133,17 +134,20 @@ def _lock_outputs(args: argparse.Namespace) -> None:
 
 
 def _stdout_closed() -> bool:
-    """Whether standard output's reader went away; if so, point stdout at /dev/null so that
-    the interpreter's last flush does not complain."""
+    """Whether standard output's reader went away (a pipe whose read end is closed reports an
+    error to poll); if so, point stdout at /dev/null so that the interpreter's last flush does
+    not complain."""
     try:
-        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        closed = any(event & select.POLLERR for _, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
         return False
-    except BrokenPipeError:
+    if closed:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return True
-    except (OSError, ValueError):
-        return False
+        os.dup2(devnull, fd)
+    return closed
 
 
 if __name__ == "__main__":  # pragma: no cover
