@@ -254,3 +254,13 @@ def test_pages_are_built_before_the_database_is_opened(tmp_path):
     with pytest.raises(UserError, match="bad pages"):
         create_app(ServeConfig(data=(tmp_path,), db_url=bad_db), bad_pages)
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("raw", [b'{"count": NaN}', b'{"count": 1, "x": "\xff"}',
+                                 b'{"count": 1}\x00', b'\xef\xbb\xbf{"count": 1}'])  # fmt: skip
+def test_a_body_is_read_as_every_tvr_reader_reads_json(make, raw):
+    """One way everywhere (issue 28): NaN, invalid UTF-8, NUL and a byte-order mark are
+    refused in a request body as in a file."""
+    client, calls = make()
+    r = client.post("/count", content=raw, headers=JSON)
+    assert r.status_code == 400 and calls == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any, TypeVar
 
@@ -10,6 +9,8 @@ from fastapi import Depends, Request
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 
+from tvr.core.errors import InputError
+from tvr.core.jsonl import parse_json
 from tvr.web.config import ServeConfig
 from tvr.web.db import Tester, commit
 from tvr.web.errors import ApiError, PageError
@@ -134,11 +135,11 @@ def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
         raw = await request.body()
         if len(raw) > MAX_BODY:
             raise ApiError("request too large", 413)
-        try:
-            body = json.loads(raw)
-        except RecursionError:
-            raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400) from None
-        except ValueError:
+        try:  # read as every tvr reader reads JSON (UTF-8, no NUL, no NaN, bounded nesting)
+            body = parse_json(raw, "the request body")
+        except InputError as err:
+            if "nested deeper" in err.reason:
+                raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400) from None
             raise ApiError("the request body is not valid JSON", 400) from None
         if not isinstance(body, dict):
             raise ApiError("expected a JSON object", 400)
