@@ -137,8 +137,8 @@ RACES = {
     "sample": (["sample", "--out", "{X}", "--num", "40", "--shard-size", "10", "--workers", "2"],
                ["stats", "{X}/samples.jsonl"]),
     "generate": (["generate", "--setting", "event", "--split-sizes", "train=8,val=4,test=4",
-                  "--out", "{X}", "--preset", "preview", "--image-size", "48x36",
-                  "--shard-size", "4", "--workers", "2", "--quiet"],
+                  "--out", "{X}", "--preset", "preview", "--image-size", "64x48",
+                  "--small-size", "32x32", "--shard-size", "4", "--workers", "2", "--quiet"],
                  ["report", "{X}", "--out", "{X}-report"]),
 }  # fmt: skip
 
