@@ -300,3 +300,49 @@ def test_random_damage_is_read_or_refused_by_line(tmp_path, data):
             assert err.path == str(path)
         except UserError:  # an empty file for read_json
             pass
+
+
+LENIENT = {
+    "tranco evaluate --predictions": "tranco_predictions",
+    "vtt evaluate --predictions": "vtt_predictions",
+    "clevrer evaluate --predictions": "clevrer_predictions",
+    "visualtrans score --results": "visualtrans_results",
+    "evaluate --predictions": "trance_predictions",
+}
+
+
+@pytest.mark.parametrize("target", sorted(LENIENT))
+def test_lenient_scoring_skips_a_bad_line_and_counts_it(target, inputs, tmp_path, capsys,
+                                                        monkeypatch):  # fmt: skip
+    """Every scoring command is strict by default; --lenient scores a bad line's sample as
+    missing (wrong) and counts the line."""
+    if target.startswith("vtt"):  # scoring runs Java's METEOR: stub the metrics
+        from tvr.vtt import evaluate as vtt_evaluate
+        from tvr.vtt.metrics.suite import MetricScores
+        from tvr.vtt.paper import METRICS
+
+        monkeypatch.setattr(vtt_evaluate, "score_descriptions", lambda h, r, o: {
+            m: MetricScores(m, [0.0] * len(h)) for m in METRICS})  # fmt: skip
+    t = TARGETS[target]
+    files = {}
+    for key, path in inputs.items():
+        files[key] = tmp_path / "in" / path.name
+        files[key].parent.mkdir(exist_ok=True)
+        shutil.copy(path, files[key])
+    damaged = files[LENIENT[target]]
+    if damaged.suffix == ".json":  # a CLEVRER answer file: one bad video entry
+        doc = json.loads(damaged.read_text())
+        doc[0]["scene_index"] = "seven"
+        damaged.write_text(json.dumps(doc))
+    else:
+        lines = damaged.read_bytes().splitlines(keepends=True)
+        damaged.write_bytes(b"".join([lines[0], b'{"id": 7}\n', *lines[1:]]))
+    out = tmp_path / "out"
+    assert main(t.argv(files, out)) == 2  # strict
+    capsys.readouterr()
+    release_all()
+    assert main([*t.argv(files, out), "--lenient"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    skipped = summary.get("skipped_lines", summary.get("unreadable_result_lines",
+                                                       summary.get("problems")))  # fmt: skip
+    assert skipped in (1, [2]) or (isinstance(skipped, list) and len(skipped) == 1), summary

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -136,3 +137,33 @@ def finish_comparison(args: argparse.Namespace, document: dict[str, Any], lines:
         write_comparison(args.out, document, lines)
         wrote = f"wrote {args.out}/{COMPARE_JSON}, {COMPARE_MD}"
     return print_result(document, lines, args.json, wrote)
+
+
+def add_lenient_option(p: argparse.ArgumentParser, what: str = "line") -> None:
+    """--lenient of a scoring command: strict by default (the first bad line stops it)."""
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help=f"skip a bad predictions {what} and count it (its sample is scored as missing, "
+        f"that is wrong) instead of stopping at the first one",
+    )
+
+
+def lenient_problems(args: argparse.Namespace) -> list | None:
+    """The list a lenient reader adds bad lines to (None when strict)."""
+    return [] if getattr(args, "lenient", False) else None
+
+
+def lenient_summary(problems: list | None) -> dict[str, Any]:
+    """What summary.json says of the lines --lenient skipped (nothing when strict)."""
+    if problems is None:
+        return {}
+    return {"skipped_lines": len(problems), "problems": [str(p) for p in problems[:100]]}
+
+
+def print_lenient_note(problems: list | None, as_json: bool = False) -> None:
+    """One line on stderr when --lenient skipped lines (stdout stays the table or the JSON)."""
+    if problems:
+        first = str(problems[0])
+        print(f"note: --lenient skipped {len(problems)} bad line(s), scored as missing; the "
+              f"first: {first[:300]}", file=sys.stderr)  # fmt: skip

@@ -7,7 +7,14 @@ import argparse
 import json
 from pathlib import Path
 
-from tvr.cli._common import non_negative_int, positive_int
+from tvr.cli._common import (
+    add_lenient_option,
+    lenient_problems,
+    lenient_summary,
+    non_negative_int,
+    positive_int,
+    print_lenient_note,
+)
 from tvr.cli.clevrer_models import register_models
 
 
@@ -94,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, help="also write summary.json and summary.md here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_lenient_option(p, "video entry")
     p.set_defaults(func=evaluate_command)
 
     p = sub.add_parser(
@@ -125,10 +133,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
     questions = read_questions(args.questions)
     check_answers(questions, args.questions)
-    answers = read_submission(args.predictions)
+    problems = lenient_problems(args)
+    answers = read_submission(args.predictions, problems)
     result = score(questions, answers)
     chance = chance_level(questions)
     summary = summarize(result, chance, args.questions, args.predictions)
+    summary.update(lenient_summary(problems))
+    print_lenient_note(problems)
     lines = table_lines(result, chance, f"ours: {args.predictions.name}")
     if args.out is not None:
         out = prepare_output_folder(args.out)

@@ -8,10 +8,14 @@ from pathlib import Path
 
 from tvr.cli._common import (
     add_compare_options,
+    add_lenient_option,
     finish_comparison,
+    lenient_problems,
+    lenient_summary,
     non_negative_int,
     positive_float,
     positive_int,
+    print_lenient_note,
     print_result,
     require,
     size_option,
@@ -52,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=SETTING_HELP)  # fmt: skip
     p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_lenient_option(p)
     p.set_defaults(func=evaluate_command)
     register_compare(sub)
 
@@ -84,9 +89,12 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.tranco.evaluate import detail_records, evaluate, summarize, table_lines
 
     samples = read_samples(args.samples)
-    predictions = read_predictions(args.predictions, {s.id for s in samples})
+    problems = lenient_problems(args)
+    predictions = read_predictions(args.predictions, {s.id for s in samples}, problems)
     evaluation = evaluate(samples, predictions, args.candidates)
     summary = summarize(evaluation, samples=str(args.samples), predictions=str(args.predictions))
+    summary.update(lenient_summary(problems))
+    print_lenient_note(problems)
     lines = table_lines(summary, args.convention, f"ours: {args.predictions.name}")
     if args.out is not None:
         out = prepare_output_folder(args.out)

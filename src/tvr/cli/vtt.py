@@ -9,6 +9,8 @@ from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from tvr.cli._common import add_lenient_option
+
     vt = subparsers.add_parser(
         "vtt",
         help="VTT (visual transformation telling): check the records, score descriptions",
@@ -50,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="the split to score (default test)")  # fmt: skip
     p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
+    add_lenient_option(p)
     p.add_argument("--spice-corenlp", type=Path, metavar="DIR",
                    help="a folder with stanford-corenlp-3.6.0.jar and its -models.jar; "
                    "without it SPICE is reported unavailable")  # fmt: skip
@@ -89,7 +92,12 @@ def stats_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.cli._common import print_result
+    from tvr.cli._common import (
+        lenient_problems,
+        lenient_summary,
+        print_lenient_note,
+        print_result,
+    )
     from tvr.core.errors import UserError
     from tvr.vtt.evaluate import evaluate, write_evaluation
     from tvr.vtt.metrics.suite import MetricOptions
@@ -103,7 +111,10 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from tvr.core.jsonl import check_output_folder
 
         check_output_folder(args.out)
-    result = evaluate(args.records, args.predictions, args.split, options)
+    problems = lenient_problems(args)
+    result = evaluate(args.records, args.predictions, args.split, options, problems)
+    result.summary.update(lenient_summary(problems))
+    print_lenient_note(problems)
     if args.out is not None:
         write_evaluation(result, args.out)
     wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"

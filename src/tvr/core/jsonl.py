@@ -135,9 +135,12 @@ def read_json(path: str | Path) -> Any:
     return parse_json(raw, path)
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+def iter_jsonl(
+    path: str | Path, errors: list[InputError] | None = None
+) -> Iterator[tuple[int, Any]]:
     """(line number, parsed JSON) for each non-empty line, read as `parse_json` reads (a
-    byte-order mark is skipped at the start of the file only); a bad line raises InputError."""
+    byte-order mark is skipped at the start of the file only); a bad line raises InputError,
+    or with an `errors` list (a lenient reader) is added to it and skipped."""
     path = input_file(path)
     with path.open("rb") as f:
         for lineno, line in enumerate(f, start=1):
@@ -145,7 +148,14 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
                 line = line[len(BOM):]
             if not line.strip():
                 continue
-            yield lineno, parse_json(line, path, lineno)
+            try:
+                value = parse_json(line, path, lineno)
+            except InputError as err:
+                if errors is None:
+                    raise
+                errors.append(err)
+                continue
+            yield lineno, value
 
 
 def write_text(path: Path, text: str) -> None:

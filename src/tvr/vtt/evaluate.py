@@ -82,10 +82,12 @@ def evaluate(
     predictions_path: str | Path,
     split: str = "test",
     options: MetricOptions | None = None,
+    problems: list | None = None,
 ) -> Evaluation:
-    """Score `predictions_path` against the `split` records of `records_path`."""
+    """Score `predictions_path` against the `split` records of `records_path`; with a
+    `problems` list (--lenient) bad prediction lines are added to it and skipped."""
     records = read_records(records_path)
-    predictions = read_predictions(predictions_path)
+    predictions = read_predictions(predictions_path, problems)
     aligned = align(records, predictions, split)
     counts = aligned.counts
     if not counts["samples"]:

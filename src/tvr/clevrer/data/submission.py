@@ -20,7 +20,7 @@ from typing import Any
 
 from tvr.clevrer.data.fields import Fields, dump_json, load_json
 from tvr.clevrer.data.questions import CHOICE_ANSWERS, VideoQuestions
-from tvr.core.errors import UserError
+from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import write_text
 
 #: what a choice's answer may be in a submission: the two labels and the executor's failure token
@@ -63,17 +63,25 @@ def write_submission(path: str | Path, videos: Iterable[SubmittedVideo]) -> int:
     return len(entries)
 
 
-def read_submission(path: str | Path) -> list[SubmittedVideo]:
-    """Read and check an answer file."""
+def read_submission(path: str | Path, problems: list | None = None) -> list[SubmittedVideo]:
+    """Read and check an answer file. With a `problems` list (--lenient) a bad video entry is
+    added to it and skipped (its questions are then missing, so scored wrong) instead of
+    raised; a file that is not a JSON list of entries is refused either way."""
     f = Fields(path)
     data = f.sequence(load_json(path), "")
     videos = []
     seen: dict[int, int] = {}
     for i, raw in enumerate(data):
-        video = _parse_video(f, raw, f"[{i}]")
-        if video.scene_index in seen:
-            raise f.fail(f"[{i}].scene_index", f"scene {video.scene_index} is also entry "
-                         f"[{seen[video.scene_index]}]")  # fmt: skip
+        try:
+            video = _parse_video(f, raw, f"[{i}]")
+            if video.scene_index in seen:
+                raise f.fail(f"[{i}].scene_index", f"scene {video.scene_index} is also entry "
+                             f"[{seen[video.scene_index]}]")  # fmt: skip
+        except InputError as err:
+            if problems is None:
+                raise
+            problems.append(err)
+            continue
         seen[video.scene_index] = i
         videos.append(video)
     return videos

@@ -86,23 +86,32 @@ def read_samples(path: str | Path) -> list[ReferenceSample]:
 
 
 def read_predictions(
-    path: str | Path, sample_ids: Collection[str] | None = None
+    path: str | Path,
+    sample_ids: Collection[str] | None = None,
+    problems: list[InputError] | None = None,
 ) -> dict[str, Prediction]:
-    """sample id -> prediction; with `sample_ids`, an id outside them is an InputError."""
+    """sample id -> prediction; with `sample_ids`, an id outside them is an InputError. With a
+    `problems` list (--lenient) a bad line is added to it and skipped (its sample is then
+    missing, so scored wrong) instead of raised."""
     path = Path(path)
     known = set(sample_ids) if sample_ids is not None else None
     found: dict[str, Prediction] = {}
-    for line, record in iter_jsonl(path):
-        _require_object(record, path, line)
-        sample_id = _id(record, path, line)
-        if sample_id in found:
-            raise InputError(path, line, "id", f"sample {sample_id!r} is also predicted on line "
-                             f"{found[sample_id].line}")  # fmt: skip
-        if known is not None and sample_id not in known:
-            raise InputError(path, line, "id",
-                             f"no sample {sample_id!r} in the samples file")  # fmt: skip
-        found[sample_id] = Prediction(sample_id, _clip_list(record, "clips", path, line), line)
-    if not found:
+    for line, record in iter_jsonl(path, problems):
+        try:
+            _require_object(record, path, line)
+            sample_id = _id(record, path, line)
+            if sample_id in found:
+                raise InputError(path, line, "id", f"sample {sample_id!r} is also predicted on "
+                                 f"line {found[sample_id].line}")  # fmt: skip
+            if known is not None and sample_id not in known:
+                raise InputError(path, line, "id",
+                                 f"no sample {sample_id!r} in the samples file")  # fmt: skip
+            found[sample_id] = Prediction(sample_id, _clip_list(record, "clips", path, line), line)
+        except InputError as err:
+            if problems is None:
+                raise
+            problems.append(err)
+    if not found and not problems:
         raise UserError(f"{path}: no prediction in the file")
     return found
 

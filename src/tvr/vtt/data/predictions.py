@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tvr.core.errors import InputError
+from tvr.core.errors import InputError, quote
 from tvr.core.jsonl import iter_jsonl, write_jsonl
 
 
@@ -23,32 +23,46 @@ class Prediction:
     line: int
 
 
-def read_predictions(path: str | Path) -> dict[str, Prediction]:
+def read_predictions(
+    path: str | Path, problems: list[InputError] | None = None
+) -> dict[str, Prediction]:
     """id -> Prediction for every line of a prediction file, validated (an empty file is valid:
-    every description is then missing)."""
+    every description is then missing). With a `problems` list (--lenient) a bad line is added to
+    it and skipped (its sample's descriptions are then missing) instead of raised."""
     path = Path(path)
     found: dict[str, Prediction] = {}
-    for lineno, data in iter_jsonl(path):
-        if not isinstance(data, dict):
-            raise InputError(path, lineno, None, f"expected a JSON object, got {type(data).__name__}")
-        sample_id = data.get("id")
-        if not isinstance(sample_id, str) or not sample_id:
-            raise InputError(path, lineno, "id", f"expected a sample id (a string), got {sample_id!r}")
-        if "transformations" not in data:
-            raise InputError(path, lineno, "transformations", "missing")
-        texts = data["transformations"]
-        if not isinstance(texts, list):
-            raise InputError(path, lineno, "transformations",
-                             f"expected a list of descriptions, got {texts!r}")  # fmt: skip
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise InputError(path, lineno, f"transformations[{i}]",
-                                 f"expected a string (\"\" if there is none), got {text!r}")  # fmt: skip
-        if sample_id in found:
-            raise InputError(path, lineno, "id",
-                             f"{sample_id!r} is also the id of line {found[sample_id].line}")  # fmt: skip
-        found[sample_id] = Prediction(sample_id, tuple(texts), lineno)
+    for lineno, data in iter_jsonl(path, problems):
+        try:
+            found_one = _prediction(path, lineno, data, found)
+        except InputError as err:
+            if problems is None:
+                raise
+            problems.append(err)
+            continue
+        found[found_one.id] = found_one
     return found
+
+
+def _prediction(path: Path, lineno: int, data: object, found: dict[str, Prediction]) -> Prediction:
+    if not isinstance(data, dict):
+        raise InputError(path, lineno, None, f"expected a JSON object, got {type(data).__name__}")
+    sample_id = data.get("id")
+    if not isinstance(sample_id, str) or not sample_id:
+        raise InputError(path, lineno, "id", f"expected a sample id (a string), got {quote(sample_id)}")
+    if "transformations" not in data:
+        raise InputError(path, lineno, "transformations", "missing")
+    texts = data["transformations"]
+    if not isinstance(texts, list):
+        raise InputError(path, lineno, "transformations",
+                         f"expected a list of descriptions, got {quote(texts)}")  # fmt: skip
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputError(path, lineno, f"transformations[{i}]",
+                             f"expected a string (\"\" if there is none), got {quote(text)}")  # fmt: skip
+    if sample_id in found:
+        raise InputError(path, lineno, "id",
+                         f"{sample_id!r} is also the id of line {found[sample_id].line}")  # fmt: skip
+    return Prediction(sample_id, tuple(texts), lineno)
 
 
 def write_predictions(path: str | Path, predictions: dict[str, list[str]]) -> int:
