@@ -132,3 +132,12 @@ def test_option_errors(tmp_path, capsys):
     assert main(["tranco", "evaluate", "--samples", str(tmp_path / "none.jsonl"),
                  "--predictions", str(samples)]) == 2  # fmt: skip
     assert "none.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_stats_on_a_file_says_it_wants_a_folder(tmp_path, capsys):
+    """Issue 28: `tranco stats FILE` said "no such folder"."""
+    samples = _samples(tmp_path)
+    assert main(["tranco", "stats", str(samples)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"tvr tranco: error: {samples}: is a file; a TRANCO dataset is a folder "
+                   "(with dataset.json)")  # fmt: skip

@@ -5,12 +5,12 @@ that was never stopped. Weights, optimizer and schedulers come back from the che
 checkpoint does not hold is where the random number generators stood. Lightning creates a
 training epoch's data iterator at different moments in a fresh and a resumed run (the first
 epoch of a run before `on_train_epoch_start`, later ones after), so seeding from a callback
-cannot make both agree. Instead the training DataLoader is rebuilt as an `EpochSeededLoader`
-(by the `EpochSeeds` callback every run has):
-whenever an epoch's iterator is made, it seeds torch, numpy and Python's `random` (dropout,
-augmentation) and its own generator (the shuffle order, the workers' base seed) from
-`epoch_seed(seed, epoch)`, the epoch being the one whose batches are drawn (`training_epoch`).
-`EpochSeeds` also keeps the generators' states in every checkpoint and restores them on resume.
+cannot make both agree. Instead the `EpochSeeds` callback every run has rebuilds the training
+DataLoader as an `EpochSeededLoader`: whenever an epoch's iterator is made, it seeds torch,
+numpy and Python's `random` (dropout, augmentation) and its own generator (the shuffle order,
+the workers' base seed) from `epoch_seed(seed, epoch)`, the epoch being the one whose batches
+are drawn (`training_epoch`). `EpochSeeds` also keeps the generators' states in every
+checkpoint and restores them on resume.
 
 Bit for bit on CPU with `num_workers` 0 or non-persistent workers; on a GPU as far as its
 kernels are deterministic. A loader with a custom sampler or batch sampler is left as it is

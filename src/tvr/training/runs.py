@@ -4,7 +4,8 @@ Every benchmark's `train` goes through `fit_run`. A run folder holds `config.jso
 (one row per finished epoch), `tensorboard/` (when installed), `checkpoints/best.ckpt` (best
 monitored validation metric) and `checkpoints/last.ckpt` (end of the last finished epoch). Calling
 `fit_run` again on a folder with a `last.ckpt` resumes from it, so a killed run goes on where its
-last finished epoch left it. A folder belongs to one run: `check_run_dir` refuses a config that
+last finished epoch left it, and ends as the same run never stopped would (`epoch_seeds`). A
+second run into a folder being written is refused (`tvr.core.output_lock`). A folder belongs to one run: `check_run_dir` refuses a config that
 differs from the saved one outside its resumable fields, before anything is written. For a
 `RunConfig`, `open_run` checks the config and its folder, `fit_config` fits it, and
 `load_run_module` loads a run's checkpoint back.

@@ -140,7 +140,8 @@ def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
         except InputError as err:
             if "nested deeper" in err.reason:
                 raise ApiError(f"JSON nested deeper than {MAX_DEPTH}", 400) from None
-            raise ApiError("the request body is not valid JSON", 400) from None
+            why = f": {err.reason}" if "NaN" in err.reason else ""
+            raise ApiError(f"the request body is not valid JSON{why}", 400) from None
         if not isinstance(body, dict):
             raise ApiError("expected a JSON object", 400)
         if nesting(body) > MAX_DEPTH:
