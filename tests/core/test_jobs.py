@@ -289,3 +289,19 @@ def test_ray_local_makes_the_same_shards(tmp_path, monkeypatch):
     assert sorted(units) == sorted(value(k) for k in range(N))  # reported by the driver
     assert os.getpid() not in {pid for pid, _ in workers_made(tmp_path)}
     assert no_temporaries(tmp_path)
+
+
+def test_atomic_writes_make_files_as_open_would(tmp_path):
+    """Files written through a temporary file get the mode `open` would give them (mkstemp's
+    are 0600: a dataset made by one user was unreadable to the others)."""
+    from tvr.core.jsonl import write_file_bytes, write_json, write_jsonl, write_text
+
+    write_json(tmp_path / "a.json", {"a": 1})
+    write_jsonl(tmp_path / "b.jsonl", [{"b": 2}])
+    write_text(tmp_path / "c.txt", "c")
+    write_file_bytes(tmp_path / "d.bin", b"d")
+    with open(tmp_path / "e.txt", "w") as f:  # what open makes under this umask
+        f.write("e")
+    expected = (tmp_path / "e.txt").stat().st_mode & 0o777
+    for name in ("a.json", "b.jsonl", "c.txt", "d.bin"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == expected, name

@@ -30,6 +30,7 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
                 n += 1
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -46,11 +47,22 @@ def write_json(path: str | Path, data: Any) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2)
             f.write("\n")
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
+
+def _file_mode() -> int:
+    """The mode a new file gets from this process's umask (mkstemp makes files private)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+#: the mode of files written atomically, as `open` would make them
+FILE_MODE = _file_mode()
 
 #: nesting deeper than this is refused (real files nest 3-8 levels; deeper input would only
 #: make code that walks it recurse past Python's limit)
@@ -165,6 +177,7 @@ def write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -231,7 +244,7 @@ def write_file_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tvr.core.jsonl import prepare_output_folder, write_json
+from tvr.core.jsonl import FILE_MODE, prepare_output_folder, write_json
 from tvr.trance.eval.detail import detail_jsonl
 from tvr.trance.eval.metrics import max_steps_for, read_predictions, score, step_limit, summarize
 from tvr.trance.eval.references import reference_table
@@ -78,6 +78,7 @@ def write_bytes(path: Path, chunks: Iterable[bytes]) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
