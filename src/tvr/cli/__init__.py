@@ -16,6 +16,7 @@ from typing import Any
 
 from tvr import __version__
 from tvr.core.errors import UserError, clip
+from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
 from tvr.core.output_lock import lock_output, release_all
 
@@ -106,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"tvr {args.command}: error: {clip(str(err))}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as err:  # an optional package: one line naming its extra
+        message = missing_extra_message(err, f"tvr {_command_words(args)}")
+        if message is None:
+            raise
+        print(f"tvr {args.command}: error: {message}", file=sys.stderr)
+        return 2
     except BrokenPipeError as err:
         if _stdout_closed():  # `tvr ... | head`: the reader has all it wanted
             return 0
@@ -119,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         release_all()
+
+
+def _command_words(args: argparse.Namespace) -> str:
+    """The command as typed, up to its sub-command ("clevrer generate")."""
+    sub = getattr(args, f"{args.command}_command", None)
+    return f"{args.command} {sub}" if isinstance(sub, str) else args.command
 
 
 def _lock_outputs(args: argparse.Namespace) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tvr.cli.train import DATA_SOURCES, one_line_errors
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,9 +37,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from tvr.trance.train.predictions import load_model, write_predictions
     except ImportError as err:
-        raise UserError(
-            f"prediction needs the train extra (pip install 'tvr[train]'): {err}"
-        ) from None
+        raise missing_extra(err, "prediction") from None
     from tvr.trance.train.config import TrainConfig
 
     ckpt = args.checkpoint or args.run / "checkpoints" / "best.ckpt"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tvr.cli._common import positive_int
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from tvr.web.config import ServeConfig
     except ImportError as err:  # pragma: no cover - the web extra is missing
-        raise UserError(f"tvr serve needs the web extra: pip install 'tvr[web]' ({err})") from None
+        raise missing_extra(err, "tvr serve") from None
     predictions, extra = tuple(args.predictions), {}
     if args.benchmark in EXTRA_OPTIONS:  # the benchmark reads its predictions from `extra`
         predictions, extra = (), EXTRA_OPTIONS[args.benchmark](args)

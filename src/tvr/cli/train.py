@@ -16,6 +16,7 @@ from tvr.cli._common import (
     split_counts_option,
 )
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.trance.world.vocab import SETTINGS
 
 #: the dataset sources of tvr.trance.train.data, for --help
@@ -266,9 +267,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from tvr.trance.train.run import train
     except ImportError as err:
-        raise UserError(
-            f"training needs the train extra (pip install 'tvr[train]'): {err}"
-        ) from None
+        raise missing_extra(err, "training") from None
     config = config_from_args(args)
     if (
         config.reinforce

@@ -127,5 +127,6 @@ def score_command(args: argparse.Namespace) -> int:
         print(f"unreadable results lines (--lenient; their items count as missing): "
               f"{len(unreadable)}, lines {', '.join(map(str, unreadable[:10]))}"
               + (" ..." if len(unreadable) > 10 else ""))  # fmt: skip
-    print(f"wrote {args.out}/summary.json, summary.md, accuracy.png, detail.jsonl")
+    chart = ", accuracy.png" if (args.out / "accuracy.png").is_file() else ""
+    print(f"wrote {args.out}/summary.json, summary.md{chart}, detail.jsonl")
     return 0

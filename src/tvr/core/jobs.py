@@ -76,6 +76,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.manifest import save_config
 
 log = logging.getLogger(__name__)
@@ -474,7 +475,7 @@ def _ray_init(address: str, workers: int) -> tuple[Any, bool]:
     try:
         import ray
     except ImportError as err:
-        raise UserError(f"--ray needs Ray (pip install 'tvr[scale]'): {err}") from None
+        raise missing_extra(err, "--ray") from None
     if ray.is_initialized():
         return ray, False
     import tvr

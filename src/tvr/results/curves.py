@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.extras import missing_extra
 from tvr.core.jsonl import write_json, write_text
 from tvr.results.tables import ResultTable
 
@@ -266,8 +267,8 @@ def plot_curves(
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        raise UserError("the curves need matplotlib (pip install 'tvr[train]')") from None
+    except ImportError as err:
+        raise missing_extra(err, "the curves") from None
     from tvr.results.figures import save_figure
 
     loaded = load_runs(runs, monitor)

@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 #: the pixel statistics of OpenAI's CLIP, open_clip's default for every architecture
 OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
@@ -34,8 +35,8 @@ OPENAI_STD = (0.26862954, 0.26130258, 0.27577711)
 def _open_clip() -> Any:
     try:
         import open_clip
-    except ImportError:
-        raise UserError("CLIP encoders need open_clip (pip install 'tvr[clip]')") from None
+    except ImportError as err:
+        raise missing_extra(err, "CLIP encoders") from None
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return open_clip
 

@@ -20,7 +20,7 @@ from tvr.clevrer.dataset.symbolic import Job
 from tvr.clevrer.render.backends import make_frame_renderer
 from tvr.clevrer.render.video import render_video
 from tvr.clevrer.world.video import simulate_video
-from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 
 def render_folder(out: Path, index: int) -> Path:
@@ -58,9 +58,7 @@ class RenderWorker:
         try:
             return make_frame_renderer(self.config.backend, self.config.preset, **options)
         except ImportError as err:
-            raise UserError(
-                f"backend {self.config.backend!r} cannot start: {err} (pip install 'tvr[render]')"
-            ) from None
+            raise missing_extra(err, f"the {self.config.backend} renderer") from None
 
     def close(self) -> None:
         if self.renderer is not None:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core import jobs as engine
-from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.jsonl import write_json
 from tvr.core.manifest import check_same_config as check_saved_config
 from tvr.core.manifest import save_config
@@ -295,9 +295,7 @@ def make_renderer_for(config: DatasetConfig, threads: int | None = None) -> Any:
     try:
         return make_renderer(config.backend, config.preset, **options)
     except ImportError as err:
-        raise UserError(
-            f"backend {config.backend!r} cannot start: {err} (pip install 'tvr[render]')"
-        ) from None
+        raise missing_extra(err, f"the {config.backend} renderer") from None
 
 
 # --- the job on the engine ---------------------------------------------------------------------

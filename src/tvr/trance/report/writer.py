@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.jsonl import write_json
 from tvr.trance.paper import PAPER_ORDER_SENSITIVE, PAPER_TABLE8, PAPER_TABLE8_SAMPLES
 from tvr.trance.report import html as report_html
@@ -123,9 +123,7 @@ def write_report(source: Any, config: ReportConfig) -> dict[str, Any]:
     try:
         from tvr.trance.report import plots as report_plots
     except ImportError as err:
-        raise UserError(
-            f"tvr report draws its plots with matplotlib ({err}); pip install 'tvr[report]'"
-        ) from None
+        raise missing_extra(err, "tvr report (its plots)") from None
     splits = source.select(config.split)
     scope = config.split or ("all splits" if len(source.splits) > 1 else splits[0].name)
     counts = {sp.name: count_factors(sp.samples) for sp in source.splits}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.results.curves import read_metrics_csv  # the shared reader (was defined here)
 from tvr.results.figures import save_figure as _save  # the shared atomic PNG writer
 from tvr.trance import paper
@@ -25,10 +25,8 @@ def _pyplot():
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise UserError(
-            "the plots need matplotlib (pip install 'tvr[train]'), or pass --no-plots"
-        ) from None
+    except ImportError as err:
+        raise missing_extra(err, "the plots (or pass --no-plots)") from None
     return plt
 
 

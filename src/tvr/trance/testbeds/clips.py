@@ -56,6 +56,7 @@ import numpy as np
 
 from tvr.core import jobs as engine
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.job_config import JobConfig
 from tvr.core.jsonl import iter_jsonl, read_json, write_json, write_jsonl
 from tvr.core.manifest import check_same_config
@@ -389,8 +390,7 @@ class ClipsWorker:
         try:
             self.renderer = make_renderer("raster", config.preset)
         except ImportError as err:
-            raise UserError(f"the raster renderer cannot start: {err} (pip install "
-                            "'tvr[render]')") from None  # fmt: skip
+            raise missing_extra(err, "the raster renderer") from None
         self.images = SampleRenderer(config, self.renderer)
 
     def build(self, job: ClipsJob, dest: Path, progress: Callable[[int], None]) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 PAPER_MODEL = "roberta-large"
 PAPER_LAYER = 17
@@ -89,7 +90,7 @@ def paper_baseline() -> float:
     """bert-score's rescaling baseline of roberta-large's layer 17 (its F column)."""
     spec = importlib.util.find_spec("bert_score")
     if spec is None or not spec.submodule_search_locations:
-        raise UserError("BERTScore needs bert-score (pip install bert-score)")
+        raise missing_extra(ModuleNotFoundError(name="bert_score"), "BERTScore")
     table = Path(spec.submodule_search_locations[0]) / "rescale_baseline" / "en" / "roberta-large.tsv"
     with table.open(newline="") as f:
         for row in csv.DictReader(f):
@@ -165,8 +166,8 @@ def _model_f1(candidates: list[str], references: list[str], setting: BertScoreSe
     try:
         from bert_score import score
         from transformers.utils import logging as hf_logging
-    except ImportError:
-        raise UserError("BERTScore needs bert-score and transformers (pip install bert-score)") from None
+    except ImportError as err:
+        raise missing_extra(err, "BERTScore") from None
     verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()

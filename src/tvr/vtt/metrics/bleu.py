@@ -11,15 +11,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 
 
 def bleu4(hypotheses: Sequence[str], references: Sequence[str]) -> list[float]:
     """NLTK sentence BLEU-4 (smoothing method 7) of each hypothesis against its reference."""
     try:
         from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-    except ImportError:
-        raise UserError("the VTT metrics need nltk (pip install nltk)") from None
+    except ImportError as err:
+        raise missing_extra(err, "the VTT metrics") from None
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
     smoothing = SmoothingFunction().method7

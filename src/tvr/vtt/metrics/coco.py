@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.processes import Watchdog
 
 
@@ -98,8 +99,8 @@ def start_meteor() -> None:
 def _meteor() -> Any:
     try:
         from pycocoevalcap.meteor.meteor import Meteor
-    except ImportError:
-        raise UserError("the VTT metrics need pycocoevalcap (pip install pycocoevalcap)") from None
+    except ImportError as err:
+        raise missing_extra(err, "the VTT metrics") from None
     try:
         return Meteor()
     except FileNotFoundError:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.processes import java_timeout_s
 
 COREOPTION = "--spice-corenlp"
@@ -68,8 +69,8 @@ def spice(
         return SpiceResult([], 0)
     try:
         import pycocoevalcap.spice as spice_package
-    except ImportError:
-        raise UserError("SPICE needs pycocoevalcap (pip install pycocoevalcap)") from None
+    except ImportError as err:
+        raise missing_extra(err, "SPICE") from None
     home = Path(spice_package.__file__).parent
     classpath = [home / "spice-1.0.jar", *sorted((home / "lib").glob("*.jar")), code, models]
     items = [{"image_id": i, "test": h, "refs": [r]}

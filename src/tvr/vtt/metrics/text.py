@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.extras import missing_extra
 from tvr.core.processes import timed_subprocess
 
 # characters that would end a line for the Java tokenizer but not for Python's "\n".join
@@ -36,8 +37,8 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
         return []
     try:
         from pycocoevalcap.tokenizer import ptbtokenizer
-    except ImportError:
-        raise UserError("the VTT metrics need pycocoevalcap (pip install pycocoevalcap)") from None
+    except ImportError as err:
+        raise missing_extra(err, "the VTT metrics") from None
     ptbtokenizer.subprocess = timed_subprocess  # its Java call gets a time limit
     captions = {i: [{"caption": t.translate(_LINE_BREAKS)}] for i, t in enumerate(texts)}
     try:
@@ -74,8 +75,8 @@ def clip_words(text: str) -> str:
     try:
         import ftfy
         import regex
-    except ImportError:
-        raise UserError("the VTT metrics need ftfy and regex (pip install ftfy regex)") from None
+    except ImportError as err:
+        raise missing_extra(err, "the VTT metrics") from None
     text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()
     text = regex.sub(r"\s+", " ", text).strip().lower()
     return " ".join(_clip_pattern().findall(text))

