@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command of README.md (and of .ci/run): install tvr with its test extras, lint, check the
-# import contracts, run the tests.
+# The test command of README.md (and of .ci/run): install tvr with its test extras (the exact
+# versions of constraints.txt), lint, check the import contracts, run the tests on this Python
+# (3.11), then the smoke set on the other Pythons the machine has (scripts/smoke.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
@@ -16,8 +17,11 @@ fi
 if ! command -v java >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq default-jre-headless) >/dev/null
 fi
-python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
-python3 -m ruff check src tests benchmarks
+# loose pins for users (pyproject.toml), the exact tested set here (constraints.txt)
+python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"
+python3 -m ruff check src tests benchmarks scripts
 # the import rule of docs/architecture.md: core <- shared layers <- benchmarks <- cli, no cycles
 lint-imports --no-cache
 python3 -m pytest -q
+# the base package on the other Pythons this machine has: demo, evaluations, import contracts
+bash scripts/smoke.sh

@@ -87,3 +87,17 @@ def test_the_base_commands_need_no_extra(samples, tmp_path):
                  ["stats", str(samples)]):  # fmt: skip
         done = tvr_without_extras(*argv, cwd=tmp_path)
         assert done.returncode == 0, (argv, done.stderr[-1500:])
+
+
+def test_bpy_on_another_python_says_which_python_it_needs(monkeypatch):
+    """bpy exists for one Python: elsewhere the render extra cannot bring it, so the message
+    says which Python (and the raster backend) instead of a pip line that would not help."""
+    from tvr.core import extras
+
+    monkeypatch.setattr(extras, "BPY_PYTHON", (3, 99))
+    message = extras.missing_extra_message(ModuleNotFoundError(name="bpy"), "the cycles renderer")
+    assert message.startswith("the cycles renderer needs Blender's bpy, published for Python 3.99")
+    assert "raster backend" in message
+    torch = extras.missing_extra_message(ModuleNotFoundError(name="torch.nn"), "training")
+    assert torch == "training needs the train extra (torch.nn is not installed): pip install 'tvr[train]'"
+    assert extras.missing_extra_message(ModuleNotFoundError(name="not_ours"), "x") is None

@@ -8,7 +8,12 @@ command ends in a traceback for a missing package.
 
 from __future__ import annotations
 
+import sys
+
 from tvr.core.errors import UserError
+
+#: the one Python that bpy (Blender as a module, the Cycles renderer) is published for
+BPY_PYTHON = (3, 11)
 
 #: top-level module -> the extra of pyproject.toml that installs it
 MODULE_EXTRAS: dict[str, str] = {
@@ -53,6 +58,10 @@ def missing_extra_message(err: ImportError, what: str = "this command") -> str |
     extra = extra_of(name)
     if extra is None:
         return None
+    if name == "bpy" and sys.version_info[:2] != BPY_PYTHON:
+        return (f"{what} needs Blender's bpy, published for Python "
+                f"{'.'.join(map(str, BPY_PYTHON))} only (this is {sys.version.split()[0]}): use "
+                "the raster backend, or Python 3.11 with pip install 'tvr[render]'")  # fmt: skip
     return f"{what} needs the {extra} extra ({name} is not installed): pip install 'tvr[{extra}]'"
 
 
