@@ -349,3 +349,19 @@ def test_a_bad_setting_is_refused_before_any_work(argv, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err and "error:" in err[-1] and "Traceback" not in "\n".join(err)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_busy_port_is_said_before_anything_else(tmp_path, capsys):
+    """Issue 29: `tvr serve` on a busy port printed that it started, then failed."""
+    import socket
+
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert main(["serve", "--data", str(tmp_path), "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == (f"tvr serve: error: --port {port}: cannot listen on 127.0.0.1:{port} "
+                           "(Address already in use; another server?): choose another --port")  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 
@@ -117,11 +118,25 @@ def _vtt_options(args: argparse.Namespace) -> dict:
 EXTRA_OPTIONS = {"vtt": _vtt_options}
 
 
+def check_port(host: str, port: int) -> None:
+    """UserError if `port` of `host` cannot be listened on (another server holds it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise UserError(f"--port {port}: cannot listen on {host}:{port} ({err.strerror}; "
+                            "another server?): choose another --port") from None  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         from tvr.web.config import ServeConfig
     except ImportError as err:  # pragma: no cover - the web extra is missing
         raise missing_extra(err, "tvr serve") from None
+    if not args.export:
+        check_port(args.host, args.port)  # a port in use is said before anything else
     predictions, extra = tuple(args.predictions), {}
     if args.benchmark in EXTRA_OPTIONS:  # the benchmark reads its predictions from `extra`
         predictions, extra = (), EXTRA_OPTIONS[args.benchmark](args)

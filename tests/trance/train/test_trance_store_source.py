@@ -196,3 +196,40 @@ def test_train_predict_evaluate_on_a_generated_dataset(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["samples"] == 4 and summary["missing"] == 0 and summary["invalid"] == 0
     assert 0.0 <= summary["metrics"]["Acc"] <= 1.0
+
+
+def test_a_dataset_class_takes_a_folder_and_a_split_and_says_what_is_wrong(stores):
+    """Issue 29: `EventDataset("data/ev", "test")` said "size is 'small' or 'full', got 'test'".
+    Each class takes (root, split) and names a wrong argument."""
+    from tvr.core.errors import UserError
+    from tvr.trance.train.torch_data import BasicDataset, EventDataset, ViewDataset
+
+    root = stores["basic"].root
+    ds = EventDataset(root, "test")
+    assert len(ds) == 2 and ds[0]["init_image"].shape == (48, 64, 3)
+    assert len(BasicDataset(root, "train", size="full")) == 12
+    assert len(EventDataset(stores["basic"].split("val"), "small")) == 2  # the older call
+    with pytest.raises(UserError, match="give the split"):
+        EventDataset(root)
+    with pytest.raises(UserError, match="no split 'dev'"):
+        EventDataset(root, "dev")
+    with pytest.raises(UserError, match="size is 'small'"):
+        EventDataset(root, "test", size="large")
+    with pytest.raises(UserError, match="is a basic dataset: ViewDataset needs a view one"):
+        ViewDataset(root, "test")
+
+
+def test_a_typo_in_data_root_is_said_as_such(stores, tmp_path, capsys):
+    """Issue 29: a typo in --data-root was reported as "holds another run (its config.json
+    differs in data_root ...)"."""
+    from tvr.cli import main
+
+    root = stores["basic"].root
+    argv = ["train", "--data", "trance", "--setting", "basic", "--model", "cnn+-g",
+            "--image-size", "64x48", "--epochs", "1", "--batch-size", "4", "--accelerator",
+            "cpu", "--output-dir", str(tmp_path), "--run-name", "r", "--quiet"]  # fmt: skip
+    assert main([*argv, "--data-root", str(root)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--data-root", f"{root}x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"tvr train: error: {root}x: no such dataset folder (make one with `tvr generate`)"

@@ -29,6 +29,7 @@ from tvr.trance.train.checkpoint import (
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.module import TranceData, TranceModule
 from tvr.trance.train.predictions import write_predictions
+from tvr.trance.train.torch_data import check_data_root
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,10 @@ def train(
     run_dir = config.run_dir
     ckpt_dir = run_dir / "checkpoints"
     last = ckpt_dir / "last.ckpt"
-    # everything that can be wrong is checked before the run folder is written
+    # everything that can be wrong is checked before the run folder is written; the data
+    # first, so that a typo in --data-root is not reported as another run's folder
+    if config.data == "trance" and config.data_root:
+        check_data_root(config.data_root, config.setting)
     check_run_dir(config)
     data = TranceData(config)
     data.setup()

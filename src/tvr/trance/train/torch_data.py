@@ -25,14 +25,39 @@ from tvr.trance.train.batch import make_example
 
 
 class TranceStoreDataset(Dataset):
-    """Examples of one split of a store, for one setting (basic, event or view)."""
+    """Examples of one split of a store, for one setting (basic, event or view).
+
+    Args:
+        data: a dataset folder made by `tvr generate` (then `split` names the split), or one
+            split of an opened store (`TranceDataset.split(name)`).
+        split: "train", "val" or "test" (with a folder).
+        size: "small" (the memory-mapped small array) or "full" (the PNGs).
+    """
 
     setting = "event"
 
-    def __init__(self, split: SplitStore, size: str = "small") -> None:
+    def __init__(
+        self, data: SplitStore | str | Path, split: str | None = None, size: str = "small"
+    ) -> None:
+        if isinstance(data, SplitStore):
+            if split in ("small", "full") and size == "small":  # the older (split, size) call
+                split, size = None, split
+            if split is not None:
+                raise UserError(f"{type(self).__name__}(split_store, ...): the split is already "
+                                f"chosen; give a dataset folder to choose split {split!r}")  # fmt: skip
+        else:
+            if split is None:
+                raise UserError(f"{type(self).__name__}({str(data)!r}, split): give the split "
+                                "('train', 'val' or 'test')")  # fmt: skip
+            store = open_dataset(data)
+            if self.setting != "event" and store.setting != self.setting:
+                raise UserError(f"{data} is a {store.setting} dataset: {type(self).__name__} "
+                                f"needs a {self.setting} one")  # fmt: skip
+            data = store.split(split)
         if size not in ("small", "full"):
-            raise ValueError(f"size is 'small' or 'full', got {size!r}")
-        self.split = split
+            raise UserError(f"size is 'small' (the small image array) or 'full' (the PNGs), "
+                            f"got {size!r}")  # fmt: skip
+        self.split = data
         self.size = size
 
     def __len__(self) -> int:
@@ -143,7 +168,7 @@ def store_dataset(
         raise ValueError(f"{ds.root} is a {ds.setting} dataset: the view setting needs a view one")
     if setting == "basic" and ds.setting != "basic":
         raise ValueError(f"{ds.root} is a {ds.setting} dataset: the basic setting needs a basic one")
-    return DATASETS[setting](ds.split(split), size)
+    return DATASETS[setting](ds.split(split), size=size)
 
 
 def check_data_root(root: str | Path, setting: str) -> None:
