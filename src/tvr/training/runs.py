@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import logging
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -34,6 +35,20 @@ from tvr.training.progress import EpochLine
 from tvr.training.run_config import RunConfig
 
 log = logging.getLogger(__name__)
+
+
+class _NoAdverts(logging.Filter):
+    """Drops Lightning's advertisement ("Tip: For seamless cloud logging ...") from a run's
+    output; Lightning's other notes pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "seamless cloud logging" not in record.getMessage()
+
+
+for _name in ("lightning.pytorch.utilities.rank_zero", "lightning.fabric.utilities.rank_zero"):
+    logging.getLogger(_name).addFilter(_NoAdverts())
+# a deprecation inside Lightning itself (its _pytree helper), printed on every run
+warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\)` is deprecated")
 
 M = TypeVar("M", bound=L.LightningModule)
 
