@@ -365,3 +365,28 @@ def test_a_busy_port_is_said_before_anything_else(tmp_path, capsys):
     assert out == ""
     assert err.strip() == (f"tvr serve: error: --port {port}: cannot listen on 127.0.0.1:{port} "
                            "(Address already in use; another server?): choose another --port")  # fmt: skip
+
+
+def test_json_on_every_scoring_command(tmp_path, capsys):
+    """Issue 29: `tvr evaluate` and `visualtrans score` had no --json (the other three had)."""
+    from tests.visualtrans.make_data import make_visualtrans
+    from tvr.core.output_lock import release_all
+    from tvr.visualtrans.dataset import load_dataset
+
+    assert main(["demo", "--out", str(tmp_path / "d"), "--num", "8", "--workers", "1"]) == 0
+    release_all()
+    capsys.readouterr()
+    assert main(["evaluate", "--samples", str(tmp_path / "d" / "samples" / "samples.jsonl"),
+                 "--predictions", str(tmp_path / "d" / "predictions-oracle.jsonl"),
+                 "--json"]) == 0  # fmt: skip
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["predictions_file"].endswith("predictions-oracle.jsonl")
+    data, _, _ = make_visualtrans(tmp_path / "vt")
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text("".join(json.dumps({"id": it.id, "reply": "<answer>A</answer>",
+                                           "error": None}) + "\n"
+                               for it in load_dataset(data).items))  # fmt: skip
+    assert main(["visualtrans", "score", "--data", str(data), "--results", str(replies),
+                 "--out", str(tmp_path / "score"), "--json"]) == 0  # fmt: skip
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads((tmp_path / "score" / "summary.json").read_text())

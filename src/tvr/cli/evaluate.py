@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from tvr.cli._common import views_option
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=VIEWS,
         help="View setting: the final views scored per sample, e.g. 'L,R' (default L,C,R)",
     )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
 
@@ -61,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         args.views,
         args.max_steps_policy,
     )
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
     print_summary(summary)
     if args.out:
         print(f"wrote {args.out}/summary.json and {args.out}/detail.jsonl")

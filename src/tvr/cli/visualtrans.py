@@ -59,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="count unreadable results lines (torn, not JSON, no string id) and score their "
         "items as missing, instead of stopping at the first one",
     )
+    p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
     p.set_defaults(func=score_command)
 
 
@@ -113,6 +114,9 @@ def score_command(args: argparse.Namespace) -> int:
             "unreadable_result_lines": unreadable,
         },
     )
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return 0
     header, row = table2_row(summary)
     width = max(len(h) for h in header)
     print(f"{args.mode} scoring of {summary['overall']['items']} items (accuracy %):")
