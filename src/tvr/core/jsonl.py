@@ -86,8 +86,8 @@ def input_file(path: str | Path) -> Path:
 def parse_json(raw: bytes, path: str | Path, line: int | None = None) -> Any:
     """Parse one JSON text (a JSONL line or a whole document) the one way every reader does:
     UTF-8 only, no NUL, a byte-order mark only at the start of a file (strip it first), no NaN
-    or Infinity, nesting at most `MAX_DEPTH`, strings at most `MAX_STRING`; anything else is an InputError naming the file
-    and line (and the column where the parser stopped)."""
+    or Infinity, nesting at most `MAX_DEPTH`, strings at most `MAX_STRING`; anything else is an
+    InputError naming the file and line (and the column where the parser stopped)."""
     if b"\x00" in raw:
         raise InputError(path, line, None, "holds a NUL byte (a binary file?)")
     if raw.startswith(BOM):
