@@ -139,13 +139,13 @@ def finish_comparison(args: argparse.Namespace, document: dict[str, Any], lines:
     return print_result(document, lines, args.json, wrote)
 
 
-def add_lenient_option(p: argparse.ArgumentParser, what: str = "line") -> None:
+def add_lenient_option(p: argparse.ArgumentParser, what: str = "predictions line") -> None:
     """--lenient of a scoring command: strict by default (the first bad line stops it)."""
     p.add_argument(
         "--lenient",
         action="store_true",
-        help=f"skip a bad predictions {what} and count it (its sample is scored as missing, "
-        f"that is wrong) instead of stopping at the first one",
+        help=f"skip a bad {what} and count it (its sample is scored as missing, that is wrong) "
+        "instead of stopping at the first one",
     )
 
 

@@ -101,7 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, help="also write summary.json and summary.md here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_lenient_option(p, "video entry")
+    add_lenient_option(p, "video entry of the answer file")
     p.set_defaults(func=evaluate_command)
 
     p = sub.add_parser(

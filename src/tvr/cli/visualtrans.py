@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from tvr.cli._common import add_lenient_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     vt = subparsers.add_parser(
@@ -53,12 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score only the first item of each duplicate group (default: every item, as the "
         "published scorer does)",
     )
-    p.add_argument(
-        "--lenient",
-        action="store_true",
-        help="count unreadable results lines (torn, not JSON, no string id) and score their "
-        "items as missing, instead of stopping at the first one",
-    )
+    add_lenient_option(p, "results line (torn, not JSON, no string id)")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
     p.set_defaults(func=score_command)
 

@@ -8,6 +8,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,7 @@ MAX_DEPTH = 64
 #: longest, is a few thousand characters), and one of 20 MB stalled METEOR
 MAX_STRING = 100_000
 BOM = b"\xef\xbb\xbf"
+_SKIPPED = object()
 
 
 def input_file(path: str | Path) -> Path:
@@ -147,6 +149,18 @@ def read_json(path: str | Path) -> Any:
     return parse_json(raw, path)
 
 
+@contextmanager
+def skip_if_lenient(problems: list[InputError] | None) -> Iterator[None]:
+    """Around one record's checks: an InputError is raised (strict, `problems` None), or added
+    to `problems` and the record skipped (lenient: the rest of the block does not run)."""
+    try:
+        yield
+    except InputError as err:
+        if problems is None:
+            raise
+        problems.append(err)
+
+
 def iter_jsonl(
     path: str | Path, errors: list[InputError] | None = None
 ) -> Iterator[tuple[int, Any]]:
@@ -160,14 +174,11 @@ def iter_jsonl(
                 line = line[len(BOM):]
             if not line.strip():
                 continue
-            try:
+            value = _SKIPPED
+            with skip_if_lenient(errors):
                 value = parse_json(line, path, lineno)
-            except InputError as err:
-                if errors is None:
-                    raise
-                errors.append(err)
-                continue
-            yield lineno, value
+            if value is not _SKIPPED:
+                yield lineno, value
 
 
 def write_text(path: Path, text: str) -> None:

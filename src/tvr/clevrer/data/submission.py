@@ -20,8 +20,8 @@ from typing import Any
 
 from tvr.clevrer.data.fields import Fields, dump_json, load_json
 from tvr.clevrer.data.questions import CHOICE_ANSWERS, VideoQuestions
-from tvr.core.errors import InputError, UserError
-from tvr.core.jsonl import write_text
+from tvr.core.errors import UserError
+from tvr.core.jsonl import skip_if_lenient, write_text
 
 #: what a choice's answer may be in a submission: the two labels and the executor's failure token
 SUBMITTED_CHOICE_ANSWERS: tuple[str, ...] = (*CHOICE_ANSWERS, "error")
@@ -72,18 +72,13 @@ def read_submission(path: str | Path, problems: list | None = None) -> list[Subm
     videos = []
     seen: dict[int, int] = {}
     for i, raw in enumerate(data):
-        try:
+        with skip_if_lenient(problems):
             video = _parse_video(f, raw, f"[{i}]")
             if video.scene_index in seen:
                 raise f.fail(f"[{i}].scene_index", f"scene {video.scene_index} is also entry "
                              f"[{seen[video.scene_index]}]")  # fmt: skip
-        except InputError as err:
-            if problems is None:
-                raise
-            problems.append(err)
-            continue
-        seen[video.scene_index] = i
-        videos.append(video)
+            seen[video.scene_index] = i
+            videos.append(video)
     return videos
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.jsonl import iter_jsonl, write_jsonl
+from tvr.core.jsonl import iter_jsonl, skip_if_lenient, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def read_predictions(
     known = set(sample_ids) if sample_ids is not None else None
     found: dict[str, Prediction] = {}
     for line, record in iter_jsonl(path, problems):
-        try:
+        with skip_if_lenient(problems):
             _require_object(record, path, line)
             sample_id = _id(record, path, line)
             if sample_id in found:
@@ -107,10 +107,6 @@ def read_predictions(
                 raise InputError(path, line, "id",
                                  f"no sample {sample_id!r} in the samples file")  # fmt: skip
             found[sample_id] = Prediction(sample_id, _clip_list(record, "clips", path, line), line)
-        except InputError as err:
-            if problems is None:
-                raise
-            problems.append(err)
     if not found and not problems:
         raise UserError(f"{path}: no prediction in the file")
     return found

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tvr.core.errors import InputError, quote
-from tvr.core.jsonl import iter_jsonl, write_jsonl
+from tvr.core.jsonl import iter_jsonl, skip_if_lenient, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,9 @@ def read_predictions(
     path = Path(path)
     found: dict[str, Prediction] = {}
     for lineno, data in iter_jsonl(path, problems):
-        try:
-            found_one = _prediction(path, lineno, data, found)
-        except InputError as err:
-            if problems is None:
-                raise
-            problems.append(err)
-            continue
-        found[found_one.id] = found_one
+        with skip_if_lenient(problems):
+            prediction = _prediction(path, lineno, data, found)
+            found[prediction.id] = prediction
     return found
 
 
