@@ -45,10 +45,10 @@ def main() -> None:
             predictor, observations, folder / "dynamics", RolloutOptions(counterfactual_start=start)
         )
         answers = folder / "answers.json"
-        tvr(["clevrer", "execute", "--questions", str(questions), "--dynamics",
+        tvr(["clevrer", "execute", "--data", str(questions), "--dynamics",
              str(folder / "dynamics"), "--out", str(answers)])  # fmt: skip
         print(f"== counterfactual_start={start!r} ({len(observations)} videos)")
-        tvr(["clevrer", "evaluate", "--questions", str(questions), "--predictions", str(answers),
+        tvr(["clevrer", "evaluate", "--data", str(questions), "--predictions", str(answers),
              "--out", str(folder / "eval")])  # fmt: skip
 
 

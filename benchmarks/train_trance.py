@@ -66,7 +66,7 @@ def main() -> None:
     )
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's lr (divided by 10 at half)")
-    p.add_argument("--num-workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument(
         "--precision",
@@ -112,7 +112,7 @@ def main() -> None:
                 max_minutes=args.max_minutes,
                 batch_size=args.batch_size,
                 lr=args.lr,
-                num_workers=args.num_workers,
+                num_workers=args.workers,
                 accelerator="cpu",
                 precision=args.precision,
                 channels_last=args.channels_last,

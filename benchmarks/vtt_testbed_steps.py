@@ -8,7 +8,7 @@ step: the share of steps whose kind is right, whose kind and value are right, an
 description fits no template. This says what caption metrics cannot: whether a model saw what
 changed, or writes fluent descriptions of something else.
 
-    python benchmarks/vtt_testbed_steps.py --records DATA/meta/vtt.jsonl --split test \\
+    python benchmarks/vtt_testbed_steps.py --data DATA/meta/vtt.jsonl --split test \\
         --predictions ttnet=runs/ttnet/predictions.jsonl nn=nn.jsonl [--out steps.json]
 
 The first model is then compared with each other one on the same steps (right kind; right kind
@@ -82,7 +82,7 @@ def _rates(c: Counter) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--records", type=Path, required=True)
+    p.add_argument("--data", type=Path, required=True)
     p.add_argument("--split", default="test")
     p.add_argument("--predictions", nargs="+", required=True, metavar="LABEL=FILE")
     p.add_argument("--out", type=Path)

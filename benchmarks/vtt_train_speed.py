@@ -31,7 +31,7 @@ from tvr.vtt.train.losses import model_loss
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, type=Path)
-    parser.add_argument("--size", choices=sorted(PRESETS), default="tiny")
+    parser.add_argument("--model-size", choices=sorted(PRESETS), default="tiny")
     parser.add_argument("--encoder", help="default: the size's")
     parser.add_argument("--vocab", choices=("clip", "train"), default="clip")
     parser.add_argument("--models", nargs="+", default=["ttnet", "ttnet-base", "glacnet"])
@@ -43,11 +43,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    preset = dict(PRESETS[args.size])
+    preset = dict(PRESETS[args.model_size])
     if args.encoder:
         preset["encoder"] = args.encoder
     preset["vocab"] = args.vocab
-    results: dict = {"data": str(args.data), "size": args.size, "encoder": preset["encoder"],
+    results: dict = {"data": str(args.data), "size": args.model_size, "encoder": preset["encoder"],
                      "vocab": args.vocab,
                      "threads": args.threads, "device": args.device,
                      "machine": platform.processor() or platform.machine(),

@@ -144,28 +144,28 @@ def steps() -> list[Step]:
     for setting in ("basic", "event", "view"):
         for name in ("oracle", "reversed", "random"):
             s.append(Step(f"baseline {name} {setting}", (
-                "baseline", name, "--samples", f"sample-{setting}/samples.jsonl",
+                "baseline", name, "--data", f"sample-{setting}/samples.jsonl",
                 "--setting", setting, "--out", f"preds/{setting}-{name}.jsonl")))
     s.append(Step("baseline reversed gen-view", (
-        "baseline", "reversed", "--samples", "gen-view/test/samples.jsonl", "--setting", "view",
+        "baseline", "reversed", "--data", "gen-view/test/samples.jsonl", "--setting", "view",
         "--out", "preds/gen-view-reversed.jsonl")))
     for setting in ("basic", "event", "view"):
         for name in ("oracle", "reversed", "random"):
             s.append(Step(f"evaluate {name} {setting}", (
-                "evaluate", "--samples", f"sample-{setting}/samples.jsonl", "--predictions",
+                "evaluate", "--data", f"sample-{setting}/samples.jsonl", "--predictions",
                 f"preds/{setting}-{name}.jsonl", "--setting", setting,
                 "--out", f"eval/{setting}-{name}")))
     s += [
         Step("evaluate reversed view --views L,R", (
-            "evaluate", "--samples", "sample-view/samples.jsonl", "--predictions",
+            "evaluate", "--data", "sample-view/samples.jsonl", "--predictions",
             "preds/view-reversed-LR.jsonl", "--setting", "view", "--views", "L,R",
             "--out", "eval/view-reversed-LR"), _left_right_predictions),
         Step("evaluate --lenient bad lines", (
-            "evaluate", "--samples", "sample-event/samples.jsonl", "--predictions",
+            "evaluate", "--data", "sample-event/samples.jsonl", "--predictions",
             "preds/event-bad.jsonl", "--lenient", "--out", "eval/event-bad-lenient"),
             _bad_predictions),
         Step("evaluate strict bad lines (fails)", (
-            "evaluate", "--samples", "sample-event/samples.jsonl", "--predictions",
+            "evaluate", "--data", "sample-event/samples.jsonl", "--predictions",
             "preds/event-bad.jsonl", "--out", "eval/event-bad-strict")),
         Step("convert --to-release event", (
             "convert", "--to-release", "sample-event/samples.jsonl",
@@ -200,8 +200,8 @@ def steps() -> list[Step]:
         Step("results on predictions", (
             "results", "Oracle=preds/event-oracle.jsonl", "Reversed=preds/event-reversed.jsonl",
             "Reversed=preds/view-reversed.jsonl", "Random=preds/event-random.jsonl",
-            "Random=preds/view-random.jsonl", "--samples", "event=sample-event/samples.jsonl",
-            "--samples", "view=sample-view/samples.jsonl", "--out", "results-preds")),
+            "Random=preds/view-random.jsonl", "--data", "event=sample-event/samples.jsonl",
+            "--data", "view=sample-view/samples.jsonl", "--out", "results-preds")),
         Step("results on a dataset", (
             "results", "Reversed=preds/gen-view-reversed.jsonl", "--data", "gen-view",
             "--out", "results-gen")),

@@ -1,5 +1,6 @@
 """Small valid inputs for the smoke set of scripts/smoke.sh: a TRANCO samples and predictions
-file, a CLEVRER question and answer file, a VisualTrans data file with replies, VTT records.
+file, a CLEVRER question and answer file, a VisualTrans data file with replies, VTT records and
+predictions.
 
 Usage: python scripts/smoke_inputs.py FOLDER
 """
@@ -61,6 +62,8 @@ def main(folder: str) -> None:
                             "label": label} for k, label in enumerate(labels)],
             "frames": {f"{sid}_{n}_{k}": {"frames": 30, "imgs": 30} for k in range(n)}})  # fmt: skip
     lines(out / "vtt.jsonl", records)
+    lines(out / "vtt-pred.jsonl", [{"id": r["id"], "transformations": ["cut the mango"] * len(
+        r["annotation"])} for r in records])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,5 +23,6 @@ python3 -m ruff check src tests benchmarks scripts
 # the import rule of docs/architecture.md: core <- shared layers <- benchmarks <- cli, no cycles
 lint-imports --no-cache
 python3 -m pytest -q
-# the base package on the other Pythons this machine has: demo, evaluations, import contracts
+# the base package alone on every Python this machine has: demo, evaluations, the one-line
+# message of every command that needs an extra (scripts/missing_extras.py), import contracts
 bash scripts/smoke.sh

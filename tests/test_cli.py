@@ -51,7 +51,7 @@ def test_baseline_then_evaluate(sample_dir, tmp_path, baseline, acc, capsys):
             [
                 "baseline",
                 baseline,
-                "--samples",
+                "--data",
                 str(sample_dir / "samples.jsonl"),
                 "--out",
                 str(pred),
@@ -63,7 +63,7 @@ def test_baseline_then_evaluate(sample_dir, tmp_path, baseline, acc, capsys):
         main(
             [
                 "evaluate",
-                "--samples",
+                "--data",
                 str(sample_dir / "samples.jsonl"),
                 "--predictions",
                 str(pred),
@@ -84,6 +84,11 @@ def test_baseline_then_evaluate(sample_dir, tmp_path, baseline, acc, capsys):
 
 
 def test_view_and_basic_settings_end_to_end(sample_dir, tmp_path):
+    # Event samples scored as View and Basic: a copy without the config.json that says "event"
+    # (beside it, --setting view would be refused: tests/test_settings_from_data.py)
+    bare = tmp_path / "bare" / "samples.jsonl"
+    bare.parent.mkdir()
+    bare.write_bytes((sample_dir / "samples.jsonl").read_bytes())
     for setting in ("view", "basic"):
         pred = tmp_path / f"{setting}.jsonl"
         main(
@@ -92,8 +97,8 @@ def test_view_and_basic_settings_end_to_end(sample_dir, tmp_path):
                 "oracle",
                 "--setting",
                 setting,
-                "--samples",
-                str(sample_dir / "samples.jsonl"),
+                "--data",
+                str(bare),
                 "--out",
                 str(pred),
             ]
@@ -103,8 +108,8 @@ def test_view_and_basic_settings_end_to_end(sample_dir, tmp_path):
                 "evaluate",
                 "--setting",
                 setting,
-                "--samples",
-                str(sample_dir / "samples.jsonl"),
+                "--data",
+                str(bare),
                 "--predictions",
                 str(pred),
                 "--out",
@@ -125,7 +130,7 @@ def test_a_bad_prediction_file_gives_a_message_not_a_traceback(sample_dir, tmp_p
             "-m",
             "tvr",
             "evaluate",
-            "--samples",
+            "--data",
             str(sample_dir / "samples.jsonl"),
             "--predictions",
             str(pred),
@@ -140,7 +145,7 @@ def test_a_bad_prediction_file_gives_a_message_not_a_traceback(sample_dir, tmp_p
         [
             "evaluate",
             "--lenient",
-            "--samples",
+            "--data",
             str(sample_dir / "samples.jsonl"),
             "--predictions",
             str(pred),
@@ -154,7 +159,7 @@ def test_a_bad_prediction_file_gives_a_message_not_a_traceback(sample_dir, tmp_p
 
 
 def test_missing_file_and_bad_options(tmp_path, capsys):
-    assert main(["evaluate", "--samples", str(tmp_path / "nope.jsonl"), "--predictions", "x"]) == 2
+    assert main(["evaluate", "--data", str(tmp_path / "nope.jsonl"), "--predictions", "x"]) == 2
     assert "no such file" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["sample", "--out", str(tmp_path), "--num", "-3"])
@@ -163,7 +168,7 @@ def test_missing_file_and_bad_options(tmp_path, capsys):
 
 def test_stats_prints_table_8(sample_dir, tmp_path, capsys):
     assert (
-        main(["stats", str(sample_dir / "samples.jsonl"), "--json", str(tmp_path / "stats.json")])
+        main(["stats", "--data", str(sample_dir / "samples.jsonl"), "--out", str(tmp_path / "stats.json")])
         == 0
     )
     out = capsys.readouterr().out
@@ -280,12 +285,12 @@ def _bad_outs(tmp_path):
     [
         ["sample", "--num", "5", "--quiet"],
         ["generate", "--num", "3", "--backend", "raster", "--quiet"],
-        ["evaluate", "--samples", "{samples}", "--predictions", "{samples}"],
-        ["render", "{samples}", "--backend", "raster", "--limit", "1"],
+        ["evaluate", "--data", "{samples}", "--predictions", "{samples}"],
+        ["render", "--data", "{samples}", "--backend", "raster", "--limit", "1"],
         ["demo", "--num", "5"],
-        ["baseline", "oracle", "--samples", "{samples}"],
+        ["baseline", "oracle", "--data", "{samples}"],
         ["convert", "--to-release", "{samples}"],
-        ["report", "{dir}"],
+        ["report", "--data", "{dir}"],
     ],
     ids=lambda c: c[0] if isinstance(c, list) else c,
 )
@@ -316,10 +321,10 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps(random_question_file(30, seed=0)))
     answers = tmp_path / "a.json"
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+    assert main(["clevrer", "baseline", "--data", str(questions), "random",
                  "--out", str(answers)]) == 0  # fmt: skip
     # `true` exits at once: by the time tvr writes, nobody reads
-    command = (f"{sys.executable} -m tvr clevrer evaluate --questions {questions} "
+    command = (f"{sys.executable} -m tvr clevrer evaluate --data {questions} "
                f"--predictions {answers} --json | true")  # fmt: skip
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True,
                           text=True, timeout=120)  # fmt: skip
@@ -335,8 +340,8 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
         ["tranco", "testbed", "--num", "4", "--preset", "fast"],
         ["vtt", "testbed", "--num", "4", "--preset", "fast"],
         ["sample", "--num", "0"],
-        ["clevrer", "generate", "--num", "2", "--splits", "0", "0", "0"],
-        ["tranco", "testbed", "--sizes", "0", "1", "1"],
+        ["clevrer", "generate", "--num", "2", "--split-sizes", "train=0,val=0,test=0"],
+        ["tranco", "testbed", "--split-sizes", "train=0,val=1,test=1"],
     ],
     ids=lambda a: " ".join(a[:2]) + " " + a[-2],
 )  # fmt: skip
@@ -376,7 +381,7 @@ def test_json_on_every_scoring_command(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "d"), "--num", "8", "--workers", "1"]) == 0
     release_all()
     capsys.readouterr()
-    assert main(["evaluate", "--samples", str(tmp_path / "d" / "samples" / "samples.jsonl"),
+    assert main(["evaluate", "--data", str(tmp_path / "d" / "samples" / "samples.jsonl"),
                  "--predictions", str(tmp_path / "d" / "predictions-oracle.jsonl"),
                  "--json"]) == 0  # fmt: skip
     summary = json.loads(capsys.readouterr().out)

@@ -21,7 +21,7 @@ def _files(tmp_path):
 def test_evaluate_prints_the_table_and_writes_the_summary(tmp_path, capsys):
     questions, answers = _files(tmp_path)
     out = tmp_path / "eval"
-    code = main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+    code = main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
                  str(answers), "--out", str(out)])  # fmt: skip
     assert code == 0
     text = capsys.readouterr().out
@@ -43,18 +43,18 @@ def test_evaluate_prints_the_table_and_writes_the_summary(tmp_path, capsys):
 def test_baselines_write_submissions_that_evaluate(tmp_path, capsys):
     questions, _ = _files(tmp_path)
     random_file = tmp_path / "random.json"
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+    assert main(["clevrer", "baseline", "--data", str(questions), "random",
                  "--seed", "4", "--out", str(random_file)]) == 0  # fmt: skip
     frequent_file = tmp_path / "frequent.json"
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "frequent",
+    assert main(["clevrer", "baseline", "--data", str(questions), "frequent",
                  "--train", str(questions), "--out", str(frequent_file)]) == 0  # fmt: skip
     capsys.readouterr()
-    assert main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+    assert main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
                  str(frequent_file), "--json"]) == 0  # fmt: skip
     summary = json.loads(capsys.readouterr().out)
     assert summary["score"]["descriptive"]["accuracy"] == 1.0  # one answer per sub-type here
     assert summary["score"]["predictive"]["per_question"]["accuracy"] == 0.0
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "frequent",
+    assert main(["clevrer", "baseline", "--data", str(questions), "frequent",
                  "--out", str(frequent_file)]) == 2  # fmt: skip
     assert "needs --train" in capsys.readouterr().err
 
@@ -65,7 +65,7 @@ def test_a_malformed_answer_file_gives_one_line_and_exit_2(tmp_path):
     data[1]["questions"][4]["choices"][0]["answer"] = "yes"
     answers.write_text(json.dumps(data))
     run = subprocess.run(
-        [sys.executable, "-m", "tvr", "clevrer", "evaluate", "--questions", str(questions),
+        [sys.executable, "-m", "tvr", "clevrer", "evaluate", "--data", str(questions),
          "--predictions", str(answers)],
         capture_output=True, text=True,
     )  # fmt: skip
@@ -82,7 +82,7 @@ def test_a_test_split_question_file_is_refused_clearly(tmp_path, capsys):
     questions.write_text(json.dumps(question_file(answers=False)))
     answers = tmp_path / "answers.json"
     answers.write_text("[]")
-    code = main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+    code = main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
                  str(answers)])  # fmt: skip
     assert code == 2
     assert "no answers (the test split?)" in capsys.readouterr().err

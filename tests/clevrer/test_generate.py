@@ -73,10 +73,10 @@ def test_oracle_executor_scores_100_and_random_is_at_chance(symbolic_set, tmp_pa
     _, out = symbolic_set
     questions = out / "questions" / "train.json"
     oracle = tmp_path / "oracle.json"
-    assert main(["clevrer", "execute", "--questions", str(questions), "--dynamics",
+    assert main(["clevrer", "execute", "--data", str(questions), "--dynamics",
                  str(out / "dynamics"), "--out", str(oracle)]) == 0  # fmt: skip
     assert "(0 program errors)" in capsys.readouterr().out
-    assert main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+    assert main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
                  str(oracle), "--json"]) == 0  # fmt: skip
     score = json.loads(capsys.readouterr().out)["score"]
     assert score["descriptive"]["total"] > 0 and score["descriptive"]["accuracy"] == 1.0
@@ -85,10 +85,10 @@ def test_oracle_executor_scores_100_and_random_is_at_chance(symbolic_set, tmp_pa
         assert score[qtype]["per_question"]["accuracy"] == 1.0
     # the generated questions are balanced, so a random answerer scores near chance
     rnd = tmp_path / "random.json"
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+    assert main(["clevrer", "baseline", "--data", str(questions), "random",
                  "--out", str(rnd)]) == 0  # fmt: skip
     capsys.readouterr()
-    main(["clevrer", "evaluate", "--questions", str(questions), "--predictions", str(rnd),
+    main(["clevrer", "evaluate", "--data", str(questions), "--predictions", str(rnd),
           "--json"])  # fmt: skip
     score = json.loads(capsys.readouterr().out)["score"]
     assert score["descriptive"]["accuracy"] < 0.7

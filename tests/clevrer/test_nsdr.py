@@ -212,7 +212,7 @@ def test_the_parser_chain_ends_in_answers_that_evaluate_scores(symbolic_set, tmp
             [
                 "clevrer",
                 "evaluate",
-                "--questions",
+                "--data",
                 str(symbolic_set / "questions" / "test.json"),
                 "--predictions",
                 str(out / "answers.json"),
@@ -311,7 +311,7 @@ def test_every_part_learned_two_epochs_each_ends_in_answers_that_evaluate_scores
                  f"{runs}/dynamics-propnet", "--out", str(out)]) == 0  # fmt: skip
     questions = rendered_set / "questions" / "validation.json"
     capsys.readouterr()
-    assert main(["clevrer", "evaluate", "--questions", str(questions), "--predictions",
+    assert main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
                  str(out / "answers.json"), "--json"]) == 0  # fmt: skip
     scored = json.loads(capsys.readouterr().out)["score"]
     assert scored["questions"] == sum(len(v.questions) for v in read_questions(questions))

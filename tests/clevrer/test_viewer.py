@@ -69,3 +69,24 @@ def test_no_input_gives_a_5xx_and_rebinding_is_refused(rendered_set, tmp_path):
           f"statuses {dict(sorted(statuses.items()))}")  # fmt: skip
     assert not failures, failures[:10]
     assert sum(statuses.values()) >= 30
+
+
+def test_every_viewer_page_has_the_shared_layout(rendered_set, tmp_path):
+    from pathlib import Path
+
+    import tvr.clevrer.web
+    from tests.web.layout import (
+        assert_error_page,
+        assert_every_page_has_the_layout,
+        assert_templates_extend_the_layout,
+    )
+
+    client = _client(rendered_set, tmp_path)
+    pages = {"/": ("/",), "/video/{k}/{index}": ("/video/0/0", "/video/0/1", "/video/0/2")}
+    assert assert_every_page_has_the_layout(client, pages) == 4
+    assert 'id="causal-graph"' in client.get("/video/0/1").text  # CLEVRER's own page inside
+    assert_error_page(client, "/video/0/99", 404, f"{rendered_set}: no video 99")
+    templates = Path(tvr.clevrer.web.__file__).parent / "templates"
+    assert_templates_extend_the_layout(templates)
+    css = (templates.parent / "static" / "style.css").read_text()
+    assert "header.top" not in css and ":root" not in css  # the common look is tvr.css's only

@@ -132,56 +132,56 @@ def _first_item(doc, value):
 
 TARGETS: dict[str, Target] = {
     "evaluate --predictions": Target(
-        lambda f, out: ["evaluate", "--samples", str(f["trance_samples"]), "--predictions",
+        lambda f, out: ["evaluate", "--data", str(f["trance_samples"]), "--predictions",
                         str(f["trance_predictions"]), "--out", str(out)],
         "trance_predictions", _jsonl_damage("id")),
-    "evaluate --samples": Target(
-        lambda f, out: ["evaluate", "--samples", str(f["trance_samples"]), "--predictions",
+    "evaluate --data": Target(
+        lambda f, out: ["evaluate", "--data", str(f["trance_samples"]), "--predictions",
                         str(f["trance_predictions"]), "--out", str(out)],
         "trance_samples", _jsonl_damage("id")),
-    "stats": Target(lambda f, out: ["stats", str(f["trance_samples"])], "trance_samples",
+    "stats": Target(lambda f, out: ["stats", "--data", str(f["trance_samples"])], "trance_samples",
                     _jsonl_damage("id")),
     "convert --from-release": Target(
         lambda f, out: ["convert", "--from-release", str(f["release"]), "--out", str(out)],
         "release", _jsonl_damage("idx", wrong="seven")),
     "tranco evaluate --predictions": Target(
-        lambda f, out: ["tranco", "evaluate", "--samples", str(f["tranco_samples"]),
+        lambda f, out: ["tranco", "evaluate", "--data", str(f["tranco_samples"]),
                         "--predictions", str(f["tranco_predictions"]), "--out", str(out)],
         "tranco_predictions", _jsonl_damage("id")),
-    "tranco evaluate --samples": Target(
-        lambda f, out: ["tranco", "evaluate", "--samples", str(f["tranco_samples"]),
+    "tranco evaluate --data": Target(
+        lambda f, out: ["tranco", "evaluate", "--data", str(f["tranco_samples"]),
                         "--predictions", str(f["tranco_predictions"]), "--out", str(out)],
         "tranco_samples", _jsonl_damage("id")),
     "vtt evaluate --predictions": Target(
-        lambda f, out: ["vtt", "evaluate", "--records", str(f["vtt_records"]), "--predictions",
+        lambda f, out: ["vtt", "evaluate", "--data", str(f["vtt_records"]), "--predictions",
                         str(f["vtt_predictions"]), "--no-bertscore", "--out", str(out)],
         "vtt_predictions", _jsonl_damage("id")),
-    "vtt evaluate --records": Target(
-        lambda f, out: ["vtt", "evaluate", "--records", str(f["vtt_records"]), "--predictions",
+    "vtt evaluate --data": Target(
+        lambda f, out: ["vtt", "evaluate", "--data", str(f["vtt_records"]), "--predictions",
                         str(f["vtt_predictions"]), "--no-bertscore", "--out", str(out)],
         "vtt_records", _jsonl_damage("id")),
-    "vtt stats": Target(lambda f, out: ["vtt", "stats", "--records", str(f["vtt_records"])],
+    "vtt stats": Target(lambda f, out: ["vtt", "stats", "--data", str(f["vtt_records"])],
                         "vtt_records", _jsonl_damage("id")),
     "clevrer evaluate --predictions": Target(
-        lambda f, out: ["clevrer", "evaluate", "--questions", str(f["clevrer_questions"]),
+        lambda f, out: ["clevrer", "evaluate", "--data", str(f["clevrer_questions"]),
                         "--predictions", str(f["clevrer_predictions"]), "--out", str(out)],
         "clevrer_predictions", _json_damage(_first_answer)),
-    "clevrer evaluate --questions": Target(
-        lambda f, out: ["clevrer", "evaluate", "--questions", str(f["clevrer_questions"]),
+    "clevrer evaluate --data": Target(
+        lambda f, out: ["clevrer", "evaluate", "--data", str(f["clevrer_questions"]),
                         "--predictions", str(f["clevrer_predictions"]), "--out", str(out)],
         "clevrer_questions", {**_json_damage(_first_question),
                               "a null answer": lambda d: json.dumps(
                                   _first_answer(json.loads(d), None)).encode()}),
-    "visualtrans score --results": Target(
-        lambda f, out: ["visualtrans", "score", "--data", str(f["visualtrans_data"]),
-                        "--results", str(f["visualtrans_results"]), "--out", str(out)],
+    "visualtrans evaluate --predictions": Target(
+        lambda f, out: ["visualtrans", "evaluate", "--data", str(f["visualtrans_data"]),
+                        "--predictions", str(f["visualtrans_results"]), "--out", str(out)],
         "visualtrans_results", _jsonl_damage("id", duplicates=False)),
-    "visualtrans score --data": Target(
-        lambda f, out: ["visualtrans", "score", "--data", str(f["visualtrans_data"]),
-                        "--results", str(f["visualtrans_results"]), "--out", str(out)],
+    "visualtrans evaluate --data": Target(
+        lambda f, out: ["visualtrans", "evaluate", "--data", str(f["visualtrans_data"]),
+                        "--predictions", str(f["visualtrans_results"]), "--out", str(out)],
         "visualtrans_data", _json_damage(_first_item)),
-    "visualtrans summary": Target(
-        lambda f, out: ["visualtrans", "summary", str(f["visualtrans_data"])],
+    "visualtrans stats": Target(
+        lambda f, out: ["visualtrans", "stats", "--data", str(f["visualtrans_data"])],
         "visualtrans_data", _json_damage(_first_item)),
 }  # fmt: skip
 
@@ -209,7 +209,7 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
         {"id": sample_id(i), "transformations": ["cut mango"]} for i in range(3)])  # fmt: skip
     questions = root / "questions.json"
     questions.write_text(json.dumps(random_question_file(2, seed=0)))
-    assert main(["clevrer", "baseline", "--questions", str(questions), "--kind", "random",
+    assert main(["clevrer", "baseline", "--data", str(questions), "random",
                  "--out", str(root / "answers.json")]) == 0  # fmt: skip
     from tvr.visualtrans.dataset import load_dataset
 
@@ -304,7 +304,7 @@ LENIENT = {
     "tranco evaluate --predictions": "tranco_predictions",
     "vtt evaluate --predictions": "vtt_predictions",
     "clevrer evaluate --predictions": "clevrer_predictions",
-    "visualtrans score --results": "visualtrans_results",
+    "visualtrans evaluate --predictions": "visualtrans_results",
     "evaluate --predictions": "trance_predictions",
 }
 
@@ -319,7 +319,7 @@ def test_lenient_scoring_skips_a_bad_line_and_counts_it(target, inputs, tmp_path
         from tvr.vtt.metrics.suite import MetricScores
         from tvr.vtt.paper import METRICS
 
-        monkeypatch.setattr(vtt_evaluate, "score_descriptions", lambda h, r, o: {
+        monkeypatch.setattr(vtt_evaluate, "score_descriptions", lambda h, r, o, *rest, **kw: {
             m: MetricScores(m, [0.0] * len(h)) for m in METRICS})  # fmt: skip
     t = TARGETS[target]
     files = {}

@@ -94,12 +94,12 @@ JOBS = {
                  "--out", "{X}", "--preset", "preview", "--image-size", "48x36", "--quiet"],
     "clevrer generate": ["clevrer", "generate", "--out", "{X}", "--num", "2", "--backend", "none",
                          "--no-dynamics", "--no-masks", "--quiet"],
-    "tranco testbed": ["tranco", "testbed", "--out", "{X}", "--sizes", "2", "1", "1",
+    "tranco testbed": ["tranco", "testbed", "--out", "{X}", "--split-sizes", "train=2,val=1,test=1",
                        "--image-size", "48x36", "--preset", "preview", "--quiet"],
-    "vtt testbed": ["vtt", "testbed", "--out", "{X}", "--num", "3", "--size", "64x48",
-                    "--preset", "preview", "--no-progress"],
+    "vtt testbed": ["vtt", "testbed", "--out", "{X}", "--num", "3", "--image-size", "64x48",
+                    "--preset", "preview", "--quiet"],
     "demo": ["demo", "--out", "{X}", "--num", "8", "--workers", "1"],
-    "evaluate": ["evaluate", "--samples", "{D}/samples/samples.jsonl",
+    "evaluate": ["evaluate", "--data", "{D}/samples/samples.jsonl",
                  "--predictions", "{D}/predictions-oracle.jsonl", "--out", "{X}"],
 }  # fmt: skip
 
@@ -120,19 +120,19 @@ def test_every_job_command_is_refused_while_another_run_writes_its_folder(
 
 
 RACES = {
-    "tranco testbed": (["tranco", "testbed", "--out", "{X}", "--sizes", "4", "2", "2",
+    "tranco testbed": (["tranco", "testbed", "--out", "{X}", "--split-sizes", "train=4,val=2,test=2",
                         "--image-size", "48x36", "--preset", "preview", "--workers", "2",
                         "--shard-size", "2", "--quiet"],
                        ["tranco", "stats", "{X}", "--json"]),
-    "vtt testbed": (["vtt", "testbed", "--out", "{X}", "--num", "6", "--size", "64x48",
+    "vtt testbed": (["vtt", "testbed", "--out", "{X}", "--num", "6", "--image-size", "64x48",
                      "--preset", "preview", "--shard-size", "2", "--workers", "2",
-                     "--no-progress"],
-                    ["vtt", "stats", "--records", "{X}/meta/vtt.jsonl", "--states", "{X}/states",
+                     "--quiet"],
+                    ["vtt", "stats", "--data", "{X}/meta/vtt.jsonl", "--states", "{X}/states",
                      "--verify-images", "--json"]),
     "clevrer generate": (["clevrer", "generate", "--out", "{X}", "--num", "6", "--backend",
                           "none", "--no-masks", "--shard-size", "2", "--workers", "2",
                           "--quiet"],
-                         ["clevrer", "evaluate", "--questions", "{X}/questions/train.json",
+                         ["clevrer", "evaluate", "--data", "{X}/questions/train.json",
                           "--predictions", "{X}/questions/train.json"]),
     "sample": (["sample", "--out", "{X}", "--num", "40", "--shard-size", "10", "--workers", "2"],
                ["stats", "{X}/samples.jsonl"]),
@@ -225,7 +225,7 @@ def test_every_command_with_an_output_is_refused_before_it_reads_anything(
     for action in parser._actions:
         if action.dest in ("help", "out", "output_dir", "run_name") or not (
             action.required or not action.option_strings
-        ):
+        ) or action.help == argparse.SUPPRESS:  # a hidden former name
             continue
         argv += [*(action.option_strings[-1:]), *_dummy(action, tmp_path)]
     for group in parser._mutually_exclusive_groups:

@@ -11,6 +11,9 @@ import pytest
 from tvr.cli import main
 from tvr.core.errors import InputError, UserError
 from tvr.results.compare import (
+    accuracy_by,
+    accuracy_by_table,
+    accuracy_row,
     check_same_keys,
     coverage_note,
     default_label,
@@ -115,6 +118,26 @@ def test_a_row_by_hand_and_its_notes():
     assert coverage_note("R", full, 2, "sample") is None
 
 
+def test_an_accuracy_row_and_accuracy_by_group_by_hand():
+    # right in A: x, y, z; in B: x, w: A only y, z; B only w
+    a = {"x": True, "y": True, "z": True, "w": False}
+    b = {"x": True, "y": False, "z": False, "w": True}
+    row = accuracy_row("Acc", a, b, 2000, 0, name="accuracy")
+    assert list(row)[:3] == ["metric", "name", "n"]
+    assert (row["n"], row["a"], row["b"], row["difference"]) == (4, 0.75, 0.5, 0.25)
+    assert (row["only_a"], row["only_b"], row["left_out"]) == (2, 1, 0)
+    assert row["p"] == 1.0 and row["test"] == "McNemar exact"  # 3 discordant: 2 * 4/8 > 1
+    assert row["low"] <= 0.25 <= row["high"]
+    groups = {"x": 2, "y": 1, "z": 2, "w": 1}
+    rows = accuracy_by("steps", groups, a, b)
+    assert rows == [
+        {"steps": 1, "samples": 2, "a": 0.5, "b": 0.5, "a_only": 1, "b_only": 1, "p": 1.0},
+        {"steps": 2, "samples": 2, "a": 1.0, "b": 0.5, "a_only": 1, "b_only": 0, "p": 1.0},
+    ]
+    assert accuracy_by_table(rows, "steps", "steps")[2] == (
+        "| 1 | 2 | 0.5000 | 0.5000 | 1 | 1 | 1.0000 |")  # fmt: skip
+
+
 def test_the_table_and_the_files(tmp_path):
     rows = [{"metric": "R", "name": "Recall", "n": 5, "a": 0.5, "b": 0.25, "difference": 0.25,
              "low": -0.125, "high": 0.5, "p": 0.00001, "test": "sign-flip, random"}]  # fmt: skip
@@ -151,7 +174,7 @@ def test_the_table_and_the_files(tmp_path):
         write_comparison(tmp_path / "file", document, [])
 
 
-@pytest.mark.parametrize("group", ["tranco", "vtt"])
+@pytest.mark.parametrize("group", ["tranco", "vtt", "clevrer", "visualtrans"])
 @pytest.mark.parametrize(
     ("case", "words"),
     [("missing", "nowhere: no such file or folder"),

@@ -46,13 +46,13 @@ def datasets(tmp_path_factory):
 
 
 RUNS = {
-    "trance": ["train", "--data", "synthetic", "--model", "cnn+-g", "--setting", "event",
-               "--image-size", "40x30", "--synthetic-sizes", "train=16,val=8,test=8",
+    "trance": ["train", "--source", "synthetic", "--model", "cnn+-g", "--setting", "event",
+               "--image-size", "40x30", "--split-sizes", "train=16,val=8,test=8",
                "--batch-size", "8", "--accelerator", "cpu", "--quiet"],
     "clevrer": ["clevrer", "train", "lstm", "--data", "{clevrer}", "--embed-dim", "16",
                 "--hidden", "24", "--batch-videos", "2", "--accelerator", "cpu", "--threads",
                 "1"],
-    "vtt": ["vtt", "train", "--data", "{vtt}", "--size", "tiny", "--batch-size", "4",
+    "vtt": ["vtt", "train", "--data", "{vtt}", "--model-size", "tiny", "--batch-size", "4",
             "--warmup-steps", "2", "--accelerator", "cpu", "--quiet"],
     "tranco": ["tranco", "train", "--data", "{tranco}", "--model", "small-g", "--batch-size",
                "4", "--warmup-steps", "0", "--lr", "1e-3", "--accelerator", "cpu", "--quiet"],

@@ -164,15 +164,15 @@ def test_build_options_are_checked(coin, tmp_path):
 def test_cli_build_stats_baseline_evaluate_chain(coin, tmp_path, capsys):
     out = tmp_path / "ds"
     assert main(["tranco", "build", "--coin", str(coin[0]), "--videos", str(coin[1]), "--out",
-                 str(out), "--short-side", "24", "--tiny-candidates", "5", "--quiet"]) == 0  # fmt: skip
+                 str(out), "--image-size", "24", "--tiny-candidates", "5", "--quiet"]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert "skipped: 3 videos" in text and "Table 2" in text and "1430" in text
-    assert main(["tranco", "stats", str(out)]) == 0
+    assert main(["tranco", "stats", "--data", str(out)]) == 0
     assert "total  Table 2" in capsys.readouterr().out
     predictions = tmp_path / "random.jsonl"
-    assert main(["tranco", "baseline", "--kind", "random", "--samples", str(out / "val.jsonl"),
+    assert main(["tranco", "baseline", "random", "--data", str(out / "val.jsonl"),
                  "--out", str(predictions)]) == 0  # fmt: skip
-    assert main(["tranco", "evaluate", "--samples", str(out / "val.jsonl"), "--predictions",
+    assert main(["tranco", "evaluate", "--data", str(out / "val.jsonl"), "--predictions",
                  str(predictions), "--candidates", "full"]) == 0  # fmt: skip
     assert "full candidates" in capsys.readouterr().out
     code = main(["tranco", "build", "--coin", str(tmp_path / "none.json"), "--videos",

@@ -36,7 +36,7 @@ def test_evaluate_writes_summary_detail_and_the_table(tmp_path, capsys):
     predictions = _predictions(tmp_path, {"id": "s1", "clips": ["a", "b"]},
                                {"id": "s2", "clips": ["e", "e", "q"]})  # fmt: skip
     out = tmp_path / "eval"
-    assert main(["tranco", "evaluate", "--samples", str(samples), "--predictions",
+    assert main(["tranco", "evaluate", "--data", str(samples), "--predictions",
                  str(predictions), "--out", str(out)]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert "tiny candidates (@100 in the paper): ours 7 per sample" in text
@@ -73,7 +73,7 @@ def test_evaluate_writes_summary_detail_and_the_table(tmp_path, capsys):
 def test_the_prose_table_and_the_full_setting(tmp_path, capsys):
     samples = _samples(tmp_path, candidates=False)
     predictions = _predictions(tmp_path, {"id": "s1", "clips": ["a", "x"]})
-    assert main(["tranco", "evaluate", "--samples", str(samples), "--predictions",
+    assert main(["tranco", "evaluate", "--data", str(samples), "--predictions",
                  str(predictions), "--convention", "prose"]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert "full candidates: ours 7 per sample, the paper's 4918; convention prose" in text
@@ -85,13 +85,13 @@ def test_the_prose_table_and_the_full_setting(tmp_path, capsys):
 def test_the_random_baseline_writes_predictions_that_evaluate(tmp_path, capsys):
     samples = _samples(tmp_path)
     out = tmp_path / "random.jsonl"
-    assert main(["tranco", "baseline", "--kind", "random", "--samples", str(samples),
+    assert main(["tranco", "baseline", "random", "--data", str(samples),
                  "--seed", "2", "--out", str(out)]) == 0  # fmt: skip
     assert "wrote 3 predictions of the random baseline (tiny candidates)" in capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["s1", "s2", "s3"]
     assert all(2 <= len(r["clips"]) <= 7 for r in rows)
-    assert main(["tranco", "evaluate", "--samples", str(samples), "--predictions", str(out),
+    assert main(["tranco", "evaluate", "--data", str(samples), "--predictions", str(out),
                  "--json"]) == 0  # fmt: skip
     summary = json.loads(capsys.readouterr().out)
     assert summary["unknown_clips"] == 0 and summary["repeated_steps"] == 0
@@ -110,7 +110,7 @@ def test_bad_input_is_one_line_without_a_traceback(tmp_path, prediction, message
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text(prediction)
     done = subprocess.run(
-        [sys.executable, "-m", "tvr", "tranco", "evaluate", "--samples", str(samples),
+        [sys.executable, "-m", "tvr", "tranco", "evaluate", "--data", str(samples),
          "--predictions", str(predictions)],
         capture_output=True, text=True,
     )  # fmt: skip
@@ -123,13 +123,13 @@ def test_bad_input_is_one_line_without_a_traceback(tmp_path, prediction, message
 
 def test_option_errors(tmp_path, capsys):
     samples = _samples(tmp_path, candidates=False)
-    assert main(["tranco", "baseline", "--kind", "random", "--samples", str(samples),
+    assert main(["tranco", "baseline", "random", "--data", str(samples),
                  "--candidates", "tiny", "--out", str(tmp_path / "r.jsonl")]) == 2  # fmt: skip
     assert "lists no candidates" in capsys.readouterr().err
-    assert main(["tranco", "baseline", "--kind", "random", "--samples", str(samples),
+    assert main(["tranco", "baseline", "random", "--data", str(samples),
                  "--min-steps", "5", "--max-steps", "3", "--out", str(tmp_path / "r.jsonl")]) == 2  # fmt: skip
     assert "--min-steps 5 is above --max-steps 3" in capsys.readouterr().err
-    assert main(["tranco", "evaluate", "--samples", str(tmp_path / "none.jsonl"),
+    assert main(["tranco", "evaluate", "--data", str(tmp_path / "none.jsonl"),
                  "--predictions", str(samples)]) == 2  # fmt: skip
     assert "none.jsonl: no such file" in capsys.readouterr().err
 
@@ -137,7 +137,7 @@ def test_option_errors(tmp_path, capsys):
 def test_stats_on_a_file_says_it_wants_a_folder(tmp_path, capsys):
     """Issue 28: `tranco stats FILE` said "no such folder"."""
     samples = _samples(tmp_path)
-    assert main(["tranco", "stats", str(samples)]) == 2
+    assert main(["tranco", "stats", "--data", str(samples)]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (f"tvr tranco: error: {samples}: is a file; a TRANCO dataset is a folder "
                    "(with dataset.json)")  # fmt: skip

@@ -29,7 +29,7 @@ def _evaluate(tmp_path, name, predictions, references=REFERENCES):
     preds = _write(tmp_path / f"{name}.jsonl",
                    [{"id": k, "clips": v} for k, v in predictions.items()])  # fmt: skip
     out = tmp_path / name
-    assert main(["tranco", "evaluate", "--samples", str(samples), "--predictions", str(preds),
+    assert main(["tranco", "evaluate", "--data", str(samples), "--predictions", str(preds),
                  "--out", str(out)]) == 0  # fmt: skip
     return out
 

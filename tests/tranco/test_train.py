@@ -108,8 +108,12 @@ def test_train_predict_evaluate_chain(dataset_root, tmp_path, capsys):
                  "--epochs", "2", "--batch-size", "4", "--warmup-steps", "0", "--lr", "1e-3",
                  "--accelerator", "cpu", "--output-dir", str(out), "--quiet"]) == 0  # fmt: skip
     run = out / "small-g-frozen"
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
     assert "epoch 2/2" in text and "val EMR" in text
+    # no --clip-weights: the frozen encoder is random, and the run says so once (issue 29)
+    warned = [line for line in captured.err.splitlines() if "random weights" in line]
+    assert len(warned) == 1 and "--clip-weights" in warned[0]
     config = json.loads((run / "config.json").read_text())
     assert config["model"] == "small-g" and config["strategy"] == "frozen"
     with (run / "metrics.csv").open() as f:
@@ -118,11 +122,16 @@ def test_train_predict_evaluate_chain(dataset_root, tmp_path, capsys):
     pred = tmp_path / "pred_full.jsonl"
     assert main(["tranco", "predict", "--checkpoint", str(run / "checkpoints" / "best.ckpt"),
                  "--data", str(dataset_root), "--candidates", "full", "--out", str(pred)]) == 0  # fmt: skip
+    assert "decoding (full)" in capsys.readouterr().err  # progress on stderr, off with --quiet
+    assert main(["tranco", "predict", "--checkpoint", str(run / "checkpoints" / "best.ckpt"),
+                 "--data", str(dataset_root), "--out", str(tmp_path / "quiet.jsonl"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert "decoding" not in capsys.readouterr().err
     samples = dataset_root / "test.jsonl"
     for path, setting in ((run / "predictions_tiny.jsonl", "tiny"), (pred, "full")):
         lines = [json.loads(x) for x in path.read_text().splitlines()]
         assert len(lines) == 3 and all(1 <= len(x["clips"]) <= 7 for x in lines)
-        assert main(["tranco", "evaluate", "--samples", str(samples), "--predictions", str(path),
+        assert main(["tranco", "evaluate", "--data", str(samples), "--predictions", str(path),
                      "--candidates", setting, "--out", str(tmp_path / setting)]) == 0  # fmt: skip
         summary = json.loads((tmp_path / setting / "summary.json").read_text())
         assert summary["setting"] == setting

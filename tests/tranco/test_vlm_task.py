@@ -128,7 +128,7 @@ def test_run_export_and_evaluate_against_a_scripted_server(dataset_root, tmp_pat
     assert [u["id"] for u in unparsed] == [samples[2].id]
     assert unparsed[0]["reason"] == "no list of clip numbers found"
     out = tmp_path / "eval"
-    assert main(["tranco", "evaluate", "--samples", str(dataset_root / "test.jsonl"),
+    assert main(["tranco", "evaluate", "--data", str(dataset_root / "test.jsonl"),
                  "--predictions", str(preds), "--out", str(out)]) == 0  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())
     assert summary["setting"] == "tiny" and summary["samples"] == 3 and summary["empty"] == 1

@@ -221,4 +221,4 @@ def test_score_command_reads_the_official_runner_output(tmp_path, capsys):
     assert summary["overall"] == {"items": 11, "correct": 10, "accuracy": 10 / 11}
     assert summary["unreadable_result_lines"] == [11]
     printed = capsys.readouterr().out
-    assert "Overall" in printed and "unreadable results lines (--lenient" in printed
+    assert "Overall" in printed and "unreadable predictions lines (--lenient" in printed

@@ -44,10 +44,10 @@ def test_visualtrans_run_then_score(tmp_path, capsys):
     scores = {}
     for mode in ("official", "normalized"):
         out = tmp_path / mode
-        assert main(["visualtrans", "score", "--data", str(data), "--results", str(results),
-                     "--mode", mode, "--out", str(out)]) == 0  # fmt: skip
+        assert main(["visualtrans", "evaluate", "--data", str(data), "--predictions",
+                     str(results), "--mode", mode, "--out", str(out)]) == 0  # fmt: skip
         scores[mode] = json.loads((out / "summary.json").read_text())
-        assert {p.name for p in out.iterdir()} == {
+        assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {
             "summary.json", "summary.md", "accuracy.png", "detail.jsonl",
         }  # fmt: skip
     official, normalized = scores["official"], scores["normalized"]
@@ -94,7 +94,7 @@ def test_trance_run_then_export(tmp_path, capsys):
     if importlib.util.find_spec("tvr.trance.eval.metrics") is None:
         pytest.skip("`tvr evaluate` (the foundation's evaluator) is not on this branch yet")
     out = tmp_path / "eval"
-    assert main(["evaluate", "--samples", str(data), "--predictions", str(preds),
+    assert main(["evaluate", "--data", str(data), "--predictions", str(preds),
                  "--setting", "event", "--out", str(out)]) == 0  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())
     assert summary["samples"] == 3

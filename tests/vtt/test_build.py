@@ -217,14 +217,14 @@ def test_topics_and_categories_come_from_table6():
 def test_cli_prints_the_report_and_table1(sources, tmp_path, capsys):
     out = tmp_path / "vtt"
     argv = ["vtt", "build", "--coin", str(sources["coin"]), "--videos", str(sources["videos"]),
-            "--out", str(out), "--no-progress"]  # fmt: skip
+            "--out", str(out), "--quiet"]  # fmt: skip
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "COIN: 8 videos read" in text
     assert "dropped 3: no steps 1, more than 12 steps 1, overlapping steps 1" in text
     assert "1 missing, 2 broken" in text
     assert "built 2 samples" in text and "ours (paper:" in text
-    assert main(["vtt", "stats", "--records", str(out / "meta" / "vtt.jsonl"),
+    assert main(["vtt", "stats", "--data", str(out / "meta" / "vtt.jsonl"),
                  "--states", str(out / "states"), "--verify-images"]) == 0  # fmt: skip
 
 
@@ -240,7 +240,7 @@ def test_bad_annotation_files_are_named_by_file_line_and_field(sources, tmp_path
     shutil.copytree(sources["crosstask"], ct)
     (ct / "annotations" / "105222_vidX.csv").write_text("1,0.2,0.4\n2,0.6,x\n")
     argv = ["vtt", "build", "--crosstask", str(ct), "--videos", str(sources["videos"]),
-            "--out", str(tmp_path / "b"), "--no-progress"]  # fmt: skip
+            "--out", str(tmp_path / "b"), "--quiet"]  # fmt: skip
     assert main(argv) == 2
     message = capsys.readouterr().err.strip()
     assert message.endswith(f"{ct / 'annotations' / '105222_vidX.csv'}, line 2, field 'end': "

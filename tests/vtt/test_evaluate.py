@@ -60,7 +60,7 @@ def test_evaluate_end_to_end(tmp_path, capsys):
         {"id": sample_id(2), "transformations": ["slice the mango"]},
     ])  # fmt: skip
     out = tmp_path / "eval"
-    code = main(["vtt", "evaluate", "--records", str(records), "--predictions", str(predictions),
+    code = main(["vtt", "evaluate", "--data", str(records), "--predictions", str(predictions),
                  "--out", str(out)])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
@@ -120,7 +120,7 @@ def test_evaluate_input_errors_are_one_line(tmp_path, capsys):
         (["--predictions", str(tmp_path / "absent.jsonl")], "absent.jsonl: no such file"),
     ]  # fmt: skip
     for extra, words in cases:
-        assert main(["vtt", "evaluate", "--records", str(records), *extra]) == 2
+        assert main(["vtt", "evaluate", "--data", str(records), *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("tvr vtt: error: ") and words in err
         assert "\n" not in err and "Traceback" not in err

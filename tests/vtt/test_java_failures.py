@@ -42,8 +42,8 @@ def test_a_java_tool_past_its_time_limit_ends_the_command_in_one_line(tmp_path):
         {"id": sample_id(i), "transformations": ["cut the mango"]} for i in range(3)])  # fmt: skip
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "tvr", "vtt", "evaluate", "--records", str(records),
-         "--predictions", str(predictions), "--no-bertscore", "--out", str(out)],
+        [sys.executable, "-m", "tvr", "vtt", "evaluate", "--data", str(records),
+         "--predictions", str(predictions), "--no-bertscore", "--out", str(out), "--quiet"],
         capture_output=True, text=True, timeout=120,
         env={**ENV, "TVR_JAVA_TIMEOUT_S": "1"},
     )  # fmt: skip

@@ -119,12 +119,12 @@ def test_statistics_count_what_table_1_counts(tmp_path):
 
 def test_stats_command(tmp_path, capsys):
     path = write_lines(tmp_path / "vtt.jsonl", small_records())
-    assert main(["vtt", "stats", "--records", str(path)]) == 0
+    assert main(["vtt", "stats", "--data", str(path)]) == 0
     out = capsys.readouterr().out
     assert "4 records, valid" in out
     assert any(line.startswith("samples") and "3 (1,436)" in line for line in out.splitlines())
     (tmp_path / "states").mkdir()
-    assert main(["vtt", "stats", "--records", str(path), "--states", str(tmp_path / "states")]) == 2
+    assert main(["vtt", "stats", "--data", str(path), "--states", str(tmp_path / "states")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"tvr vtt: error: {path}, line 1: state image ")
     assert "12 of 12 state images" in err and "\n" not in err

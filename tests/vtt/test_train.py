@@ -21,7 +21,7 @@ from tvr.vtt.train.module import linear_warmup_decay
 
 torch.set_num_threads(1)
 
-TINY_RUN = ["--size", "tiny", "--batch-size", "4", "--warmup-steps", "2", "--accelerator", "cpu",
+TINY_RUN = ["--model-size", "tiny", "--batch-size", "4", "--warmup-steps", "2", "--accelerator", "cpu",
             "--quiet", "--log-every-n-steps", "1"]  # fmt: skip
 
 
@@ -68,7 +68,7 @@ def test_train_predict_evaluate_chain(data, tmp_path):
     assert json.loads((tmp_path / "b.config.json").read_text())["decode"]["strategy"] == "beam"
     # evaluate reads them without glue
     out = tmp_path / "eval"
-    assert main(["vtt", "evaluate", "--records", str(data / "meta" / "vtt.jsonl"),
+    assert main(["vtt", "evaluate", "--data", str(data / "meta" / "vtt.jsonl"),
                  "--predictions", str(run / "predictions.jsonl"), "--no-bertscore",
                  "--out", str(out)]) == 0  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())

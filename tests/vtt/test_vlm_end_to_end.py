@@ -65,7 +65,7 @@ def test_strip_run_export_evaluate(tmp_path, capsys):
     assert "I am not sure" in unread["reply_excerpt"]
 
     evaluation = tmp_path / "eval"
-    assert main(["vtt", "evaluate", "--records", str(root / "meta" / "vtt.jsonl"),
+    assert main(["vtt", "evaluate", "--data", str(root / "meta" / "vtt.jsonl"),
                  "--predictions", str(preds), "--out", str(evaluation), "--no-bertscore"]) == 0  # fmt: skip
     summary = json.loads((evaluation / "summary.json").read_text())
     assert summary["samples"] == 3 and summary["descriptions"] == 6

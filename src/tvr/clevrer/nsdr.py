@@ -354,13 +354,15 @@ class NsdrResult:
     lines: list[str]
 
 
-def programs_to_run(config: NsdrConfig, videos: list[VideoQuestions]) -> list[VideoQuestions]:
+def programs_to_run(
+    config: NsdrConfig, videos: list[VideoQuestions], progress: bool = False
+) -> list[VideoQuestions]:
     """The questions with the programs NS-DR runs: their own, or the parser's."""
     if config.programs == "gt":
         return videos
     from tvr.clevrer.models.parser.predict import Parser, parse_questions
 
-    return parse_questions(Parser.load(str(config.parser)), videos)
+    return parse_questions(Parser.load(str(config.parser)), videos, progress)
 
 
 def run_nsdr(
@@ -381,14 +383,16 @@ def run_nsdr(
     save_config(out, config.to_dict())
     programs = out / "questions.json"
     if not programs.is_file():
-        write_questions(programs, programs_to_run(config, videos))
+        write_questions(programs, programs_to_run(config, videos, progress))
     task = SceneTask(config, out, [v.scene_index for v in videos])
     todo = [k for k in task.plan() if not task.is_built(k)]
     with tqdm(
         total=len(todo), disable=not progress or not todo, unit="video", desc="scenes"
     ) as bar:
         run_shards(task, todo, workers=workers, progress=bar.update)
-    report = answer_questions(read_questions(programs), out / "dynamics", config.collisions)
+    report = answer_questions(
+        read_questions(programs), out / "dynamics", config.collisions, progress
+    )
     answers = out / "answers.json"
     write_submission(answers, report.videos)
     lines = [

@@ -6,11 +6,12 @@ Sources:
   Table 3 (NS-DR and NS-DR without events). The paper calls the numbers "F1-score"; they are
   accuracies (its section 4.2 defines them as the share of right answers, resp. options and
   questions), on the test set.
-- Later work, as collected in the project's spec (spec/clevrer.md): DCL (Z. Chen, J. Mao, J. Wu,
+- Later work, each from its own paper (its CLEVRER test results): DCL (Z. Chen, J. Mao, J. Wu,
   K.-Y. K. Wong, J. B. Tenenbaum, C. Gan, "Grounding Physical Concepts of Objects and Events
-  Through Dynamic Visual Reasoning", ICLR 2021) and VRDP (M. Ding, Z. Chen, T. Du, P. Luo,
-  J. B. Tenenbaum, C. Gan, "Dynamic Visual Reasoning by Learning Differentiable Physics Models
-  from Video and Language", NeurIPS 2021).
+  Through Dynamic Visual Reasoning", ICLR 2021, openreview.net/forum?id=bhCDO_cEGCz) and VRDP
+  (M. Ding, Z. Chen, T. Du, P. Luo, J. B. Tenenbaum, C. Gan, "Dynamic Visual Reasoning by
+  Learning Differentiable Physics Models from Video and Language", NeurIPS 2021,
+  arXiv:2110.15358).
 """
 
 from __future__ import annotations
@@ -64,9 +65,9 @@ TABLE3: tuple[PublishedRow, ...] = (
 
 LATER: tuple[PublishedRow, ...] = (
     PublishedRow("DCL", (90.7, 89.6, 82.8, 90.5, 82.0, 80.4, 46.5),
-                 "Chen et al., DCL, ICLR 2021 (via spec/clevrer.md)"),
+                 "Chen et al., DCL, ICLR 2021 (openreview.net/forum?id=bhCDO_cEGCz)"),
     PublishedRow("VRDP", (93.4, 96.3, 91.9, 95.7, 91.4, 94.8, 84.3),
-                 "Ding et al., VRDP, NeurIPS 2021 (via spec/clevrer.md)"),
+                 "Ding et al., VRDP, NeurIPS 2021 (arXiv:2110.15358)"),
 )  # fmt: skip
 
 #: every published row, in the order printed

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from tvr import __version__
+from tvr.cli._common import TvrParser, output_record
 from tvr.core.errors import UserError, clip
 from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
 from tvr.core.output_lock import lock_output, release_all
+from tvr.core.output_record import check_output_inputs, write_output_record
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (
@@ -28,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.report",
     "tvr.cli.baseline",
     "tvr.cli.evaluate",
+    "tvr.cli.compare",
     "tvr.cli.convert",
     "tvr.cli.render",
     "tvr.cli.generate",
@@ -35,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.predict",
     "tvr.cli.results",
     "tvr.cli.curves",
+    "tvr.cli.trance",
     "tvr.cli.vlm",
     "tvr.cli.visualtrans",
     "tvr.cli.clevrer",
@@ -45,10 +49,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = TvrParser(
         prog="tvr",
-        description="Transformation-driven visual reasoning: make TRANCE data, run baselines, "
-        "evaluate predictions by simulation.",
+        description="Transformation-driven visual reasoning: TRANCE (its commands are top-level "
+        "and under `tvr trance`), CLEVRER, VTT, TRANCO and VisualTrans. Every benchmark reads "
+        "alike: `tvr BENCH stats|evaluate|baseline|compare|train|predict --data PATH ...` "
+        "(docs/cli.md).",
     )
     parser.add_argument("--version", action="version", version=f"tvr {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -103,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         _lock_outputs(args)
-        return int(args.func(args) or 0)
+        record = _check_output_inputs(args)
+        status = int(args.func(args) or 0)
+        if record is not None and status == 0:
+            write_output_record(args.out, record)
+        return status
     except UserError as err:
         print(f"tvr {args.command}: error: {clip(str(err))}", file=sys.stderr)
         return 2
@@ -144,6 +154,16 @@ def _lock_outputs(args: argparse.Namespace) -> None:
     output_dir, run_name = getattr(args, "output_dir", None), getattr(args, "run_name", None)
     if output_dir and run_name:
         lock_output(Path(output_dir) / run_name)
+
+
+def _check_output_inputs(args: argparse.Namespace) -> dict[str, Any] | None:
+    """No silent overwrite (`tvr.core.output_record`): for a command with --overwrite, refuse an
+    --out folder holding results of other inputs; the record to save once the command is done."""
+    if not getattr(args, "_guard_out", False) or getattr(args, "out", None) is None:
+        return None
+    record = output_record(args)
+    check_output_inputs(args.out, record, args.overwrite)
+    return record
 
 
 def _stdout_closed() -> bool:

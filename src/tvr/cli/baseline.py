@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli._common import add_data_option, renamed
 from tvr.core.jsonl import write_jsonl
-from tvr.trance.data.files import read_samples
+from tvr.trance.data.files import read_samples, samples_file, setting_of_data
 from tvr.trance.eval.baselines import BASELINES, predict
 from tvr.trance.world.vocab import SETTINGS
 
@@ -20,16 +21,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "but wrong where the order matters); random: 1..4 uniformly random "
         "(object, value) steps (1 in basic). Output: a predictions JSONL for `tvr evaluate`.",
     )
-    p.add_argument("name", choices=BASELINES, help="which baseline")
-    p.add_argument("--samples", required=True, type=Path, help="samples.jsonl")
-    p.add_argument("--setting", choices=SETTINGS, default="event", help="default event")
+    p.add_argument("name", choices=BASELINES, metavar="KIND", help="which baseline: "
+                   + ", ".join(BASELINES))  # fmt: skip
+    add_data_option(p, "samples.jsonl, or a dataset folder (--split of a `tvr generate` one)")
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
+    p.add_argument("--setting", choices=SETTINGS,
+                   help="the setting, where the data does not say it (its config.json); "
+                   "default event")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
+    renamed(p, "--samples", "--data")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    samples = read_samples(args.samples)
-    n = write_jsonl(args.out, predict(args.name, samples, args.setting, args.seed))
+    path = samples_file(args.data, args.split)
+    setting = setting_of_data(path, args.setting)
+    samples = read_samples(path)
+    n = write_jsonl(args.out, predict(args.name, samples, setting, args.seed))
     print(f"wrote {n} {args.name} predictions to {args.out}")
     return 0

@@ -5,16 +5,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from tvr.clevrer.data.layout import questions_file
 from tvr.cli._common import (
+    RENAMED_UNTIL,
+    add_data_option,
     add_lenient_option,
+    add_overwrite_option,
     lenient_problems,
     lenient_summary,
     non_negative_int,
+    note_renamed,
     positive_int,
     print_lenient_note,
+    renamed,
+    split_shares,
+    split_sizes_option,
 )
+from tvr.cli.clevrer_extra import register_compare, register_stats
 from tvr.cli.clevrer_models import register_models
 
 
@@ -44,9 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("raster", "cycles", "none"), default="raster",
                    help="renderer (default raster); none: the symbolic files only")
     p.add_argument("--preset", default="default", help="renderer preset (preview, default, paper)")
-    p.add_argument("--splits", type=float, nargs=3, default=(0.5, 0.25, 0.25),
-                   metavar=("TRAIN", "VALIDATION", "TEST"),
-                   help="shares of the splits, in index order (default 0.5 0.25 0.25)")
+    p.add_argument("--split-sizes", type=split_sizes_option,
+                   default={"train": 0.5, "val": 0.25, "test": 0.25},
+                   metavar="train=N val=N test=N",
+                   help="sizes of the splits, in index order: video counts that add up to --num, "
+                   "or shares that add up to 1 (default train=0.5 val=0.25 test=0.25)")
+    p.add_argument("--splits", type=float, nargs=3, dest="_old_splits", help=argparse.SUPPRESS)
+    note_renamed(p, "--splits TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-dynamics", action="store_true",
                    help="skip the ground-truth dynamics files (about 0.5 MB a video)")
     p.add_argument("--no-masks", action="store_true", help="skip the per-frame mask files")
@@ -68,6 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--videos", type=non_negative_int, default=4,
                    help="videos with timelines and frames (default 4)")
     p.add_argument("--no-gif", action="store_true", help="skip the GIFs")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_overwrite_option(p, "a report")
     p.set_defaults(func=report_command)
 
     p = sub.add_parser(
@@ -78,12 +94,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "generated set holds in dynamics/ (the oracle), or a dynamics model's predictions. "
         "Writes the answers in the submission format that `tvr clevrer evaluate` scores.",
     )
-    p.add_argument("--questions", required=True, type=Path, help="question file with programs")
+    add_data_option(p, "question file with programs, or a set's folder (its --split)")
+    p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument("--dynamics", required=True, type=Path, help="folder of sim_XXXXX.json files")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
     p.add_argument("--collisions", choices=("given", "proposed"), default="given",
                    help="collisions as the files list them (default) or proposed from the motion "
                    "as the released executor's no-event mode does")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed(p, "--questions", "--data")
     p.set_defaults(func=execute_command)
 
     p = sub.add_parser(
@@ -95,13 +114,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "explanatory, predictive and counterfactual questions. Unanswered questions and options "
         "count wrong and are counted. Prints the published numbers beside ours.",
     )
-    p.add_argument("--questions", required=True, type=Path, help="question file (with answers)")
+    add_data_option(p, "question file (with answers), or a set's folder (its --split)")
+    p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument(
         "--predictions", required=True, type=Path, help="answer file in the submission format"
     )
-    p.add_argument("--out", type=Path, help="also write summary.json and summary.md here")
+    p.add_argument("--out", type=Path,
+                   help="also write summary.json, summary.md and detail.jsonl here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_lenient_option(p, "video entry of the answer file")
+    add_overwrite_option(p, "an evaluation")
+    renamed(p, "--questions", "--data")
     p.set_defaults(func=evaluate_command)
 
     p = sub.add_parser(
@@ -113,14 +136,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with probability 1/2. frequent: the most frequent answer of the --train questions of "
         "the same sub-type or type.",
     )
-    p.add_argument("--questions", required=True, type=Path, help="question file to answer")
-    p.add_argument("--kind", required=True, choices=("random", "frequent"))
-    p.add_argument("--train", type=Path, help="training question file (for --kind frequent)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of --kind random")
+    p.add_argument("kind", nargs="?", choices=("random", "frequent"), metavar="KIND",
+                   help="random or frequent")
+    add_data_option(p, "question file to answer, or a set's folder (its --split)")
+    p.add_argument("--split", default="test", help="train, val or test (default test)")
+    p.add_argument("--train", type=Path, help="training question file (for frequent)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of random")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
+    renamed(p, "--questions", "--data")
+    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)
+    register_compare(sub)
+    register_stats(sub)
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
@@ -129,15 +158,16 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.eval.baselines import chance_level
     from tvr.clevrer.eval.score import score
     from tvr.clevrer.eval.summary import summarize, table_lines
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_text
+    from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
 
-    questions = read_questions(args.questions)
-    check_answers(questions, args.questions)
+    path = questions_file(args.data, args.split)
+    questions = read_questions(path)
+    check_answers(questions, path)
     problems = lenient_problems(args)
     answers = read_submission(args.predictions, problems)
     result = score(questions, answers)
     chance = chance_level(questions)
-    summary = summarize(result, chance, args.questions, args.predictions)
+    summary = summarize(result, chance, path, args.predictions)
     summary.update(lenient_summary(problems))
     print_lenient_note(problems)
     lines = table_lines(result, chance, f"ours: {args.predictions.name}")
@@ -145,12 +175,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
         out = prepare_output_folder(args.out)
         write_json(out / "summary.json", summary)
         write_text(out / "summary.md", "```\n" + "\n".join(lines) + "\n```\n")
+        write_jsonl(out / "detail.jsonl", result.details)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print("\n".join(lines))
         if args.out is not None:
-            print(f"wrote {args.out}/summary.json, summary.md")
+            print(f"wrote {args.out}/summary.json, summary.md, detail.jsonl")
     return 0
 
 
@@ -160,12 +191,12 @@ def baseline_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.eval.baselines import frequent_answers, random_answers
     from tvr.core.errors import UserError
 
-    questions = read_questions(args.questions)
+    questions = read_questions(questions_file(args.data, args.split))
     if args.kind == "random":
         answers = random_answers(questions, args.seed)
     else:
         if args.train is None:
-            raise UserError("--kind frequent needs --train (the questions to count answers in)")
+            raise UserError("frequent needs --train (the questions to count answers in)")
         answers = frequent_answers(read_questions(args.train), questions)
     n = write_submission(args.out, answers)
     print(f"wrote {args.kind} answers for {n} videos to {args.out}")
@@ -176,8 +207,14 @@ def generate_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.dataset.config import GenerateConfig
     from tvr.clevrer.dataset.generate import generate
 
+    splits = split_shares(args.split_sizes, args.num)
+    if args._old_splits is not None:
+        print("tvr clevrer generate: --splits TRAIN VAL TEST is now --split-sizes "
+              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
+              file=sys.stderr)  # fmt: skip
+        splits = tuple(args._old_splits)
     config = GenerateConfig(
-        num=args.num, seed=args.seed, shard_size=args.shard_size, splits=tuple(args.splits),
+        num=args.num, seed=args.seed, shard_size=args.shard_size, splits=splits,
         backend=args.backend, preset=args.preset, dynamics=not args.no_dynamics,
         masks=not args.no_masks,
     ).validate()  # fmt: skip
@@ -191,7 +228,8 @@ def generate_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.report.writer import write_report
 
-    path = write_report(args.data, args.out, videos=args.videos, gif=not args.no_gif)
+    path = write_report(args.data, args.out, videos=args.videos, gif=not args.no_gif,
+                        progress=not args.quiet)  # fmt: skip
     print(f"wrote {path}")
     return 0
 
@@ -204,7 +242,8 @@ def execute_command(args: argparse.Namespace) -> int:
 
     if not args.dynamics.is_dir():
         raise UserError(f"--dynamics {args.dynamics}: no such folder")
-    report = answer_questions(read_questions(args.questions), args.dynamics, args.collisions)
+    questions = read_questions(questions_file(args.data, args.split))
+    report = answer_questions(questions, args.dynamics, args.collisions, not args.quiet)
     write_submission(args.out, report.videos)
     print(f"answered {report.answered} questions of {len(report.videos)} videos "
           f"({report.errors} program errors) to {args.out}")  # fmt: skip

@@ -9,16 +9,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import (
+    RENAMED_UNTIL,
     devices_option,
     non_negative_int,
+    note_renamed,
     positive_float,
     positive_int,
+    renamed,
     size_option,
 )
 from tvr.core.errors import UserError
@@ -34,12 +38,13 @@ def _programs(text: str) -> int | None:
 def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="a CLEVRER set (generated, or the release)")
     p.add_argument("--train-split", help="question file trained on (default train)")
-    p.add_argument("--val-split", help="question file scored each epoch (default validation)")
+    p.add_argument("--val-split", help="question file scored each epoch (default val)")
     p.add_argument("--epochs", type=positive_int)
     p.add_argument("--max-minutes", type=positive_float, help="stop fitting after this long")
     p.add_argument("--lr", type=positive_float)
     p.add_argument("--seed", type=non_negative_int)
-    p.add_argument("--num-workers", type=non_negative_int, help="data loader workers")
+    p.add_argument("--workers", dest="num_workers", type=non_negative_int,
+                   help="data loader workers")  # fmt: skip
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
     p.add_argument("--devices", type=devices_option, help="auto or a number (default 1)")
     p.add_argument("--precision", choices=("auto", "32-true", "bf16-mixed", "16-mixed"))
@@ -48,7 +53,8 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-every-n-steps", type=positive_int)
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's)")
     p.add_argument("--no-resume", action="store_true", help="start over even if a run is there")
-    p.add_argument("--progress-bar", action="store_true", help="Lightning's bar besides the lines")
+    _progress_options(p)
+    renamed(p, "--num-workers", "--workers")
 
 
 #: flags shared by every model -> config field
@@ -90,7 +96,9 @@ def _parser_options(p: argparse.ArgumentParser) -> None:
 
 def _baseline_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frames", type=positive_int, help="frames per video (default 8)")
-    p.add_argument("--frame-size", type=size_option, help="WIDTHxHEIGHT (default 96x64)")
+    p.add_argument("--image-size", dest="frame_size", type=size_option,
+                   help="WIDTHxHEIGHT of the frames (default 96x64)")  # fmt: skip
+    renamed(p, "--frame-size", "--image-size")
     p.add_argument(
         "--cnn", choices=("resnet18", "resnet50", "small"), help="frame CNN (default small)"
     )
@@ -196,6 +204,26 @@ _FIELD_TYPES: dict[str, Callable[[str], Any]] = {
 _SPECIAL_FIELDS = {"data_root", "resume", "threads"}
 
 
+#: config fields whose flag is not their name (docs/cli.md's grammar)
+_FLAG_OF = {"num_workers": "--workers"}
+
+
+def _progress_options(p: argparse.ArgumentParser) -> None:
+    """--quiet (no progress bar; by default Lightning's bar shows beside the epoch lines), and
+    the former --progress-bar, now the default."""
+    p.add_argument("--quiet", action="store_true", help="no progress bar (the epoch lines stay)")
+    p.add_argument("--progress-bar", action=_NowDefault, nargs=0, help=argparse.SUPPRESS)
+    note_renamed(p, "--progress-bar", "the default (--quiet turns it off)")
+
+
+class _NowDefault(argparse.Action):
+    """A former opt-in flag whose behaviour is the default now: one line on stderr, no effect."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(f"{parser.prog}: {option_string} is the default now (--quiet turns it off); the "
+              f"flag goes in tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
+
+
 def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser], None]:
     """Options for the fields of another part's run config (detector, dynamics): one flag per
     field of a known type, named after it (data_root is --data, resume is --no-resume, a size is
@@ -205,13 +233,11 @@ def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser]
         p.add_argument("--data", required=True, help="a CLEVRER set (generated, or the release)")
         p.add_argument("--no-resume", action="store_true", help="start over even if a run is there")
         p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's)")
-        p.add_argument(
-            "--progress-bar", action="store_true", help="Lightning's bar besides the lines"
-        )
+        _progress_options(p)
         for f in dataclasses.fields(config_class):
             if f.name in _SPECIAL_FIELDS:
                 continue
-            flag = "--" + f.name.replace("_", "-")
+            flag = _FLAG_OF.get(f.name, "--" + f.name.replace("_", "-"))
             if f.type == "bool":
                 p.add_argument(
                     flag,
@@ -223,10 +249,13 @@ def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser]
                 shown = "WIDTHxHEIGHT, " if f.type.startswith("tuple") else ""
                 p.add_argument(
                     flag,
+                    dest=f.name,
                     type=_FIELD_TYPES[f.type],
                     default=argparse.SUPPRESS,
                     help=f"{shown}default {f.default if f.default is not dataclasses.MISSING else '-'}",
                 )
+        if "--workers" in p._option_string_actions:
+            renamed(p, "--num-workers", "--workers")
 
     return options
 
@@ -409,6 +438,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         "--workers", type=positive_int, default=1, help="processes building the scenes (default 1)"
     )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=nsdr_command)
 
     p = sub.add_parser(
@@ -442,7 +472,7 @@ def train_command(args: argparse.Namespace) -> int:
     t = args.trainable
     config = t.config(args)
     _threads(args)
-    run_dir = t.train(config, args.progress_bar)
+    run_dir = t.train(config, not args.quiet)
     print(f"run folder: {run_dir}")
     return 0
 
@@ -547,7 +577,7 @@ def nsdr_command(args: argparse.Namespace) -> int:
         collisions=args.collisions,
         limit=args.limit,
     )
-    result = run_nsdr(config, args.out, workers=args.workers)
+    result = run_nsdr(config, args.out, workers=args.workers, progress=not args.quiet)
     print("\n".join(result.lines))
     print(f"wrote {args.out}")
     return 0

@@ -44,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--shard-size", type=int, default=100, help="on import: samples per shard")
     p.add_argument("--small-size", type=size_option, default=(160, 120),
                    help="on import: the training copy, WIDTHxHEIGHT (default 160x120)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (folders)")
     p.set_defaults(func=run)
 
 
@@ -64,20 +65,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_folders(args: argparse.Namespace) -> int:
+    from tvr.core.jsonl import check_output_folder
+    from tvr.core.progress import DoneTotalBar, step_bar
     from tvr.trance.dataset.release_images import export_release, import_release
     from tvr.trance.dataset.store import open_dataset
 
     if args.to_release:
         split = args.split or "test"
         sp = open_dataset(args.to_release).split(split)
-        export_release(sp, args.out)
+        check_output_folder(args.out)  # a bad --out is one line, before the bar
+        with step_bar(len(sp), "exporting", "sample", not args.quiet) as bar:
+            export_release(sp, args.out, progress=bar.update)
         print(f"wrote {len(sp)} samples of {split} with their images to {args.out}")
         return 0
     if args.shard_size < 1:
         raise UserError(f"option 'shard_size' (--shard-size): at least 1, got {args.shard_size}")
     split = args.split or "train"
-    ds = import_release(
-        args.from_release, args.out, split, args.setting, args.shard_size, args.small_size
-    )
+    with DoneTotalBar("importing", "sample", not args.quiet) as bar:
+        ds = import_release(
+            args.from_release, args.out, split, args.setting, args.shard_size, args.small_size,
+            bar,
+        )  # fmt: skip
     print(f"imported {len(ds.split(split))} samples into {args.out} (split {split})")
     return 0

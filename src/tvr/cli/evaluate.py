@@ -6,7 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
-from tvr.cli._common import views_option
+from tvr.cli._common import (
+    add_data_option,
+    add_lenient_option,
+    add_overwrite_option,
+    renamed,
+    views_option,
+)
+from tvr.trance.data.files import samples_file, setting_of_data
 from tvr.trance.eval.evaluate import evaluate_files, print_summary
 from tvr.trance.eval.metrics import MAX_STEPS_POLICIES
 from tvr.trance.world.vocab import SETTINGS, VIEWS
@@ -23,15 +30,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "A prediction may have more steps than a reference (4): by default every step is "
         "simulated, as the released evaluator does (see --max-steps-policy).",
     )
-    p.add_argument("--samples", required=True, type=Path, help="samples.jsonl with the references")
+    add_data_option(p, "the references: samples.jsonl, or a dataset folder (of `tvr sample`, "
+                    "`tvr generate`: --split of it, `tvr demo`)")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
-    p.add_argument("--setting", choices=SETTINGS, default="event", help="default event")
+    p.add_argument("--split", default="test",
+                   help="the split of a `tvr generate` folder given as --data (default test)")  # fmt: skip
+    p.add_argument("--setting", choices=SETTINGS,
+                   help="the setting, where the data does not say it (its config.json); "
+                   "default event")  # fmt: skip
     p.add_argument("--out", type=Path, help="folder for summary.json, detail.jsonl, config.json")
-    p.add_argument(
-        "--lenient",
-        action="store_true",
-        help="score bad prediction lines as wrong (and count them) instead of stopping",
-    )
+    add_overwrite_option(p, "an evaluation")
+    add_lenient_option(p)
     p.add_argument(
         "--max-steps-policy",
         choices=list(MAX_STEPS_POLICIES),
@@ -50,14 +59,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="View setting: the final views scored per sample, e.g. 'L,R' (default L,C,R)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    renamed(p, "--samples", "--data")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    samples = samples_file(args.data, args.split)
     summary = evaluate_files(
-        args.samples,
+        samples,
         args.predictions,
-        args.setting,
+        setting_of_data(samples, args.setting),
         args.out,
         args.lenient,
         args.views,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli.train import DATA_SOURCES, one_line_errors
+from tvr.cli.train import add_source_options, one_line_errors
 from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
 
@@ -22,13 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--run", type=Path, help="run folder of `tvr train` (its best checkpoint)")
     src.add_argument("--checkpoint", type=Path, help="a checkpoint file")
     p.add_argument("--split", help="split to predict (default: the run's predict_split, else val)")
-    p.add_argument(
-        "--data",
-        metavar="SOURCE",
-        help="to predict other data than the run's: "
-        + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items()),
-    )
-    p.add_argument("--data-root", help="the dataset folder to predict (the trance source)")
+    add_source_options(p, "the dataset folder to predict, to predict other data than the run's")
     p.add_argument("--out", type=Path, help="output file (default RUN/predictions.jsonl)")
     p.set_defaults(func=run)
 
@@ -47,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise UserError(f"--out {out} is a folder; give a file name")
     _, config = load_model(ckpt)
-    if args.data or args.data_root:
-        # other data: the source follows --data-root as in `tvr train`
-        changed = {"data": args.data, "data_root": args.data_root}
+    if args.data or args.source:
+        # other data: the source follows --data as in `tvr train`
+        changed = {"data": args.source, "data_root": args.data}
         try:
             config = TrainConfig.from_dict({**config.to_dict(), **changed})
         except ValueError as err:

@@ -7,7 +7,11 @@ import json
 import time
 from pathlib import Path
 
+from tvr.cli._common import add_data_option, renamed_positional
 from tvr.core.errors import InputError, UserError
+from tvr.core.jsonl import prepare_output_folder
+from tvr.core.progress import step_bar
+from tvr.trance.data.files import samples_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the public release ({id}-init.C.png, {id}-fin.L.png, ...), plus {id}.masks.npz with one "
         "object-index mask per image (-1 = no object).",
     )
-    p.add_argument("samples", metavar="SAMPLES.jsonl", help="samples, one JSON object a line")
+    add_data_option(p, "samples.jsonl (one sample a line), or a dataset folder (--split of a "
+                    "`tvr generate` one)")  # fmt: skip
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--backend", choices=("cycles", "raster"), default="raster")
     p.add_argument("--preset", choices=("preview", "default", "paper"), default="default")
@@ -27,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-masks", action="store_true", help="do not write the .masks.npz files")
     p.add_argument("--skip-existing", action="store_true", help="skip samples whose 4 PNGs exist")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed_positional(p, "SAMPLES.jsonl", "--data")
     p.set_defaults(func=run)
 
 
@@ -60,18 +68,24 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be at least 0")
-    samples = _read_samples(Path(args.samples), args.limit)
+    samples = _read_samples(samples_file(args.data, args.split), args.limit)
     out = Path(args.out)
+    if samples:  # a bad --out is one line before the renderer starts and the bar shows
+        prepare_output_folder(out)
     renderer = make_renderer(args.backend, args.preset)
     start, done = time.perf_counter(), 0
+    bar = step_bar(len(samples), "rendering", "sample", not args.quiet)
     try:
         for d in samples:
             names = [image_name(str(d["id"]), s, v) for s, v in SAMPLE_IMAGES]
             if args.skip_existing and all((out / n).is_file() for n in names):
+                bar.update(1)
                 continue
             write_images(render_sample(d, renderer), out, masks=not args.no_masks)
             done += 1
+            bar.update(1)
     finally:
+        bar.close()
         renderer.close()
     took = time.perf_counter() - start
     per = took / max(4 * done, 1)

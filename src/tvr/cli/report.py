@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import non_negative_int
+from tvr.cli._common import (
+    add_data_option,
+    add_overwrite_option,
+    non_negative_int,
+    renamed_positional,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,18 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "samples, and index.html with example samples (images, object table, reference steps). "
         "Also report.json and report.md.",
     )
-    p.add_argument(
-        "source",
-        metavar="DIR",
-        type=Path,
-        help="a dataset folder made by `tvr generate`, a folder made by `tvr sample`, "
-        "or a samples.jsonl file",
-    )
+    add_data_option(p, "a dataset folder made by `tvr generate`, a folder made by `tvr sample`, "
+                    "or a samples.jsonl file")  # fmt: skip
     p.add_argument(
         "--out",
         type=Path,
         metavar="REPORT_DIR",
-        help="report folder (default DIR/report, or report/ beside a samples file)",
+        help="report folder (default DATA/report, or report/ beside a samples file)",
     )
     p.add_argument(
         "--split",
@@ -48,22 +48,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="for a samples.jsonl: the folder of its PNGs as `tvr render` writes them",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed_positional(p, "DIR", "--data")
+    add_overwrite_option(p, "a report")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from tvr.core.jsonl import check_output_folder
     from tvr.trance.report.sources import open_source
     from tvr.trance.report.tables import order_sensitive_line
     from tvr.trance.report.writer import ReportConfig, write_report
 
-    source = open_source(args.source, args.images)
+    if args.out is not None:  # a bad --out is one line, before the bar
+        check_output_folder(args.out)
+    source = open_source(args.data, args.images, progress=not args.quiet)
     out = args.out
     if out is None:
-        out = (args.source if args.source.is_dir() else args.source.parent) / "report"
+        out = (args.data if args.data.is_dir() else args.data.parent) / "report"
     config = ReportConfig(
-        source=str(args.source), out=str(out), split=args.split, examples=args.examples
+        source=str(args.data), out=str(out), split=args.split, examples=args.examples
     )
     report = write_report(source, config)
     stats = report["stats"]

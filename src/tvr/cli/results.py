@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli._common import add_overwrite_option, renamed
 from tvr.trance.results.make import ResultsOptions, make_results
 from tvr.trance.world.vocab import SETTINGS
 
@@ -24,21 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="[LABEL=]PATH")
     p.add_argument("--out", required=True, type=Path, help="folder for the tables and plots")
     p.add_argument(
-        "--samples",
-        action="append",
-        default=[],
-        metavar="[SETTING=]FILE",
-        help="samples.jsonl the predictions are scored against; repeat as basic=FILE "
-        "event=FILE view=FILE for runs of several settings",
-    )
-    p.add_argument(
         "--data",
         action="append",
         default=[],
         type=str,
-        metavar="DIR",
-        help="a dataset folder of `tvr generate` (instead of --samples; repeatable, chosen by "
-        "setting)",
+        metavar="[SETTING=]PATH",
+        help="the data the predictions are scored against: a dataset folder of `tvr generate` "
+        "(chosen by setting), or a samples.jsonl; repeat for runs of several settings (basic=FILE "
+        "event=FILE view=FILE for files)",
     )
     p.add_argument(
         "--split", default="test", help="split of --data for predictions files (default test)"
@@ -63,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--plots", action=argparse.BooleanOptionalAction, default=True, help="write the PNGs"
     )
+    renamed(p, "--samples", "--data")
+    add_overwrite_option(p, "results")
     p.set_defaults(func=run)
 
 
@@ -70,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     opts = ResultsOptions(
         runs=list(args.runs),
         out=str(args.out),
-        samples=list(args.samples),
-        data=list(args.data),
+        samples=[d for d in args.data if not Path(d.partition("=")[2] or d).is_dir()],
+        data=[d for d in args.data if Path(d.partition("=")[2] or d).is_dir()],
         split=args.split,
         setting=args.setting,
         only_predicted=args.only_predicted,

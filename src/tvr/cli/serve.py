@@ -7,7 +7,7 @@ import socket
 import sys
 from pathlib import Path
 
-from tvr.cli._common import positive_int
+from tvr.cli._common import RENAMED_UNTIL, note_renamed, positive_int
 from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
 
@@ -15,13 +15,16 @@ from tvr.core.extras import missing_extra
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "serve",
-        help="web app: the TRANCE human test, or (--viewer) the dataset/prediction viewer",
-        description="Serve the human test system (appendix E of the journal paper), or with "
+        help="web apps: TRANCE's human test and viewer, CLEVRER's viewer, VTT's rating pages",
+        description="Serve a benchmark's pages (--benchmark; docs/web.md is the guide): "
+        "TRANCE's human test system (appendix E of the journal paper), or with "
         "--viewer a viewer of datasets, their references and model predictions (never served "
         "by the server testers use: run it on its own, e.g. on another port for yourself). "
         "Results go to a database: by default DATA/human-tests.sqlite beside the first --data "
         "folder. With --export DIR, write every tester's answers as predictions files that "
-        "`tvr evaluate` reads, and exit.",
+        "`tvr evaluate` reads, and exit. CLEVRER (--benchmark clevrer --viewer): videos, events, "
+        "causal graphs and questions. VTT (--benchmark vtt): people rate --predictions "
+        "NAME=FILE; `tvr vtt ratings` reads the results.",
     )
     p.add_argument(
         "--data",
@@ -49,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="*",
         default=[],
         help="with --viewer: run folders (with predictions.jsonl) or predictions JSONL files; "
-        "SETTING:FILE names the setting of a file whose lines fit two served settings. "
+        "SETTING=FILE names the setting of a file whose lines fit two served settings. "
         "VTT: the prediction files to rate, as NAME=FILE (the name is never shown to raters)",
     )
     p.add_argument(
@@ -97,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="write DIR/<setting>/<split>/<tester>.jsonl and exit",
     )
+    note_renamed(p, "--predictions SETTING:FILE", "--predictions SETTING=FILE")
     p.set_defaults(func=run)
 
 
@@ -137,6 +141,12 @@ def run(args: argparse.Namespace) -> int:
         raise missing_extra(err, "tvr serve") from None
     if not args.export:
         check_port(args.host, args.port)  # a port in use is said before anything else
+    for path in args.predictions:
+        prefix, sep, _ = str(path).partition(":")
+        if sep and "=" not in str(path) and not Path(path).exists():
+            print(f"tvr serve: --predictions {path}: SETTING:FILE is now SETTING=FILE "
+                  f"({prefix}={str(path)[len(prefix) + 1:]}); the old form works until tvr "
+                  f"{RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
     predictions, extra = tuple(args.predictions), {}
     if args.benchmark in EXTRA_OPTIONS:  # the benchmark reads its predictions from `extra`
         predictions, extra = (), EXTRA_OPTIONS[args.benchmark](args)
@@ -172,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
     for warning in app.state.warnings:
         print(f"tvr serve: warning: {warning}", file=sys.stderr)
     what = "viewer" if config.viewer else "human test"
+    if args.benchmark != "trance":  # the benchmark's own pages ("VTT ratings", ...)
+        what = (app.title or what).removeprefix("tvr web: ")
     print(f"tvr serve: {what} at http://{args.host}:{args.port}/  (results: {config.database_url})")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print("tvr serve: note: listening beyond this machine; serve behind HTTPS for real testers")

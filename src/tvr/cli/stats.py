@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from rich.console import Console
 
+from tvr.cli._common import add_data_option, note_renamed, renamed_positional
 from tvr.core.errors import InputError
 from tvr.core.jsonl import write_json
-from tvr.trance.data.files import read_samples
+from tvr.trance.data.files import read_samples, samples_file
 from tvr.trance.report.tables import order_sensitive_line, stats_tables
 from tvr.trance.sampling.stats import balance_stats
 
@@ -23,21 +25,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(options, min, max, median, mean, std), beside the paper's numbers. "
         "`tvr report` draws the same statistics.",
     )
-    p.add_argument("samples", type=Path, help="a samples.jsonl file")
-    p.add_argument("--json", type=Path, help="also write the statistics to this JSON file")
+    add_data_option(p, "samples.jsonl, or a dataset folder (--split of a `tvr generate` one)")
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
+    p.add_argument("--json", action="store_true",
+                   help="print the statistics as JSON instead of the tables (before tvr 0.2: "
+                   "--json FILE wrote them; that is --out FILE now)")  # fmt: skip
+    p.add_argument("--out", type=Path, help="also write the statistics to this JSON file")
+    renamed_positional(p, "SAMPLES", "--data")
+    note_renamed(p, "--json FILE", "--out FILE (--json prints the JSON)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    samples = read_samples(args.samples)
+    path = samples_file(args.data, args.split)
+    samples = read_samples(path)
     if not samples:
-        raise InputError(args.samples, None, None, "no samples (the file is empty)")
+        raise InputError(path, None, None, "no samples (the file is empty)")
     stats = balance_stats(samples)
+    if args.out:
+        write_json(args.out, stats)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
     console = Console()
-    console.print(f"[bold]{args.samples}[/bold]: {len(samples)} samples")
+    console.print(f"[bold]{path}[/bold]: {len(samples)} samples")
     console.print(order_sensitive_line(stats))
     for table in stats_tables(stats):
         console.print(table)
-    if args.json:
-        write_json(args.json, stats)
     return 0

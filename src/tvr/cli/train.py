@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tvr.cli._common import (
+    RENAMED_UNTIL,
     devices_option,
     non_negative_int,
+    note_renamed,
     positive_float,
     positive_int,
+    renamed,
     size_option,
     split_counts_option,
 )
@@ -22,14 +25,17 @@ from tvr.trance.world.vocab import SETTINGS
 #: the dataset sources of tvr.trance.train.data, for --help
 DATA_SOURCES = {
     "trance": "the image dataset of `tvr generate` (or of `tvr convert --from-release`) at "
-    "--data-root DIR; the source whenever --data-root is given",
-    "synthetic": "small top-down drawings made in memory (sizes: --synthetic-sizes), for tests "
+    "--data DIR; the source whenever --data is given",
+    "synthetic": "small top-down drawings made in memory (sizes: --split-sizes), for tests "
     "and smoke runs only; never used unless asked for by name",
 }
 #: fields a fine-tune takes from its --init-checkpoint's run unless given: the model's shape
 _FROM_CHECKPOINT = ("model", "setting", "image_size", "decoder_form", "duda_form")
 
-#: flag -> TrainConfig field, for the options that map one to one
+#: TrainConfig fields whose option has another name (docs/cli.md): --source, --data, --workers
+_OPTION_OF = {"data": "source", "data_root": "data", "num_workers": "workers"}
+
+#: TrainConfig fields set by the option of the same name (or the one `_OPTION_OF` names)
 _FIELDS = (
     "model",
     "decoder_form",
@@ -74,6 +80,34 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+class _DataOption(argparse.Action):
+    """--data DIR; before tvr 0.2 --data named the source ("trance", "synthetic"): such a value
+    (that is not a folder) still sets --source, with one line saying so."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        if values in DATA_SOURCES and not Path(values).exists():
+            print(f"{parser.prog}: --data {values} is now --source {values} (--data is the "
+                  f"folder, formerly --data-root); the old form works until tvr {RENAMED_UNTIL}",
+                  file=sys.stderr)  # fmt: skip
+            namespace.source = values
+        else:
+            namespace.data = values
+
+
+def add_source_options(p: argparse.ArgumentParser, what: str) -> None:
+    """--data DIR and --source NAME of `tvr train` and `tvr predict` (--data-root kept as the
+    old name of --data)."""
+    p.add_argument("--data", action=_DataOption, metavar="DIR", help=what)
+    p.add_argument(
+        "--source",
+        choices=tuple(DATA_SOURCES),
+        help="the dataset source; "
+        + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items()),
+    )
+    renamed(p, "--data-root", "--data")
+    note_renamed(p, "--data SOURCE", "--source SOURCE")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
@@ -82,8 +116,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tensorboard/, checkpoints/ (best.ckpt by validation Acc, last.ckpt) and predictions.jsonl "
         "for `tvr evaluate`. Running it again on the same run folder resumes from last.ckpt; a "
         "folder of another run (another config) is never written into. Prints one line per "
-        "epoch and a progress bar (--quiet: no bar). The data: give --data-root DIR, or "
-        "--data synthetic for the small drawn set of the tests.",
+        "epoch and a progress bar (--quiet: no bar). The data: give --data DIR, or "
+        "--source synthetic for the small drawn set of the tests.",
     )
     one_line_errors(p)
     p.add_argument("--config", type=Path, help="config.json of an earlier run; flags override it")
@@ -107,17 +141,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="DUDA's attention: 'original' (on the pooled features, the default for new runs) "
         "or 'tvr'; default: the --init-checkpoint's",
     )
+    add_source_options(p, "the dataset folder (of `tvr generate`) to train on")
     p.add_argument(
-        "--data",
-        metavar="SOURCE",
-        help="the dataset source; "
-        + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items())
-        + ". Without --data and --data-root a fine-tune reads its --init-checkpoint's data; "
-        "anything else is an error",
-    )
-    p.add_argument("--data-root", help="the dataset folder the trance source reads")
-    p.add_argument(
-        "--synthetic-sizes", type=split_counts_option, help="split sizes of the synthetic source"
+        "--split-sizes", type=split_counts_option, help="split sizes of the synthetic source"
     )
     p.add_argument(
         "--image-size", type=size_option, help="WIDTHxHEIGHT fed to the model (default 160x120)"
@@ -146,7 +172,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--translate", type=_fraction, help="max random translation, 0 to 1 (default 0.05)"
     )
     p.add_argument("--seed", type=int)
-    p.add_argument("--num-workers", type=non_negative_int)
+    p.add_argument("--workers", type=non_negative_int)
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
     p.add_argument("--devices", type=devices_option, help="auto or a number of devices")
     p.add_argument(
@@ -198,6 +224,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rl-samples", type=positive_int, help="sequences sampled per sample (default 4)"
     )
     rl.add_argument("--rl-baseline", choices=("mean", "greedy", "none"))
+    renamed(p, "--synthetic-sizes", "--split-sizes")
+    renamed(p, "--num-workers", "--workers")
     p.set_defaults(func=run)
 
 
@@ -236,14 +264,14 @@ def config_from_args(args: argparse.Namespace):
         except (OSError, TypeError, ValueError) as err:
             raise UserError(f"--config {args.config}: not a training config ({err})") from None
     for name in _FIELDS:
-        value = getattr(args, name, None)
+        value = getattr(args, _OPTION_OF.get(name, name), None)
         if value is not None:
             base[name] = int(value) if name == "devices" and str(value).isdigit() else value
     if args.image_size:
         width, height = args.image_size
         base["image_size"] = [height, width]  # TrainConfig keeps (height, width)
-    if args.synthetic_sizes:
-        base["synthetic_sizes"] = args.synthetic_sizes
+    if args.split_sizes:
+        base["synthetic_sizes"] = args.split_sizes
     if args.reinforce:
         base["reinforce"] = True
     if args.no_resume:
@@ -254,8 +282,8 @@ def config_from_args(args: argparse.Namespace):
         _from_checkpoint(base)
     if base.get("data") is None and base.get("data_root") is None:
         raise UserError(
-            "no training data: give --data-root DIR (a dataset of `tvr generate`) or, for the "
-            "small drawn set of the tests, --data synthetic"
+            "no training data: give --data DIR (a dataset of `tvr generate`) or, for the "
+            "small drawn set of the tests, --source synthetic"
         )
     try:
         return TrainConfig.from_dict(base)

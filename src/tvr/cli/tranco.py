@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from tvr.cli._common import (
+    RENAMED_UNTIL,
     add_compare_options,
+    add_data_option,
     add_lenient_option,
+    add_overwrite_option,
+    compared_inputs,
     finish_comparison,
     lenient_problems,
     lenient_summary,
     non_negative_int,
+    note_renamed,
     positive_float,
     positive_int,
     print_lenient_note,
     print_result,
+    renamed,
+    renamed_positional,
     require,
     size_option,
+    split_counts_option,
+    split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
 
@@ -47,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "its tables; prose: the text's definitions). A sample without a prediction is scored "
         "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
     )
-    p.add_argument("--samples", required=True, type=Path, help="samples file (JSON lines)")
+    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--predictions", required=True, type=Path, help="predictions file (JSON lines)")
     p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
                    help="the convention of the printed table (default eq2, the paper's); "
@@ -57,6 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_lenient_option(p)
+    add_overwrite_option(p, "an evaluation")
+    renamed(p, "--samples", "--data")
     p.set_defaults(func=evaluate_command)
     register_compare(sub)
 
@@ -66,14 +79,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="random: for each sample, n steps uniform on --min-steps..--max-steps (the "
         "paper: 2 to 7), then n distinct candidates in a random order. Seeded.",
     )
-    p.add_argument("--samples", required=True, type=Path, help="samples file (JSON lines)")
-    p.add_argument("--kind", required=True, choices=("random",))
+    p.add_argument("kind", nargs="?", choices=("random",), metavar="KIND",
+                   help="random (the paper's baseline)")
+    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--candidates", choices=("auto", "tiny", "full"), default="auto",
                    help=SETTING_HELP)  # fmt: skip
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (the paper's)")
     p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
+    renamed(p, "--samples", "--data")
+    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)  # train, predict (tvr.cli.tranco_models)
@@ -88,11 +105,12 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_predictions, read_samples
     from tvr.tranco.evaluate import detail_records, evaluate, summarize, table_lines
 
-    samples = read_samples(args.samples)
+    path = tranco_samples_file(args.data, args.split)
+    samples = read_samples(path)
     problems = lenient_problems(args)
     predictions = read_predictions(args.predictions, {s.id for s in samples}, problems)
     evaluation = evaluate(samples, predictions, args.candidates)
-    summary = summarize(evaluation, samples=str(args.samples), predictions=str(args.predictions))
+    summary = summarize(evaluation, samples=str(path), predictions=str(args.predictions))
     summary.update(lenient_summary(problems))
     print_lenient_note(problems)
     lines = table_lines(summary, args.convention, f"ours: {args.predictions.name}")
@@ -123,11 +141,31 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
 def compare_command(args: argparse.Namespace) -> int:
     from tvr.tranco.compare import compare_evaluations, markdown_lines, read_detail
 
-    la, lb = args.labels or (None, None)
-    a = read_detail(args.a, args.convention, la)
-    b = read_detail(args.b, args.convention, lb)
+    (la, a), (lb, b) = compared_inputs(args)
+    a = read_detail(a, args.convention, la)
+    b = read_detail(b, args.convention, lb)
     document = compare_evaluations(a, b, args.convention, args.resamples, args.seed)
     return finish_comparison(args, document, markdown_lines(document))
+
+
+def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
+    """`tranco build`'s split proportions: --split-sizes, the former --split W W W (one line
+    saying so), or `default`."""
+    if args._old_split:
+        print("tvr tranco build: --split TRAIN VAL TEST is now --split-sizes "
+              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
+              file=sys.stderr)  # fmt: skip
+        return tuple(args._old_split)
+    if args.split_sizes:
+        return tuple(args.split_sizes.get(k, 0.0) for k in ("train", "val", "test"))
+    return default
+
+
+def tranco_samples_file(path: Path, split: str) -> Path:
+    """The samples file of `--data PATH`: PATH, or the `split` file of the dataset folder PATH."""
+    from tvr.core.data_path import reference_file
+
+    return reference_file(path, ["{split}.jsonl", "samples.jsonl"], split=split)
 
 
 def baseline_command(args: argparse.Namespace) -> int:
@@ -135,7 +173,7 @@ def baseline_command(args: argparse.Namespace) -> int:
     from tvr.tranco.random_baseline import random_predictions
 
     _check_steps(args)
-    samples = read_samples(args.samples)
+    samples = read_samples(tranco_samples_file(args.data, args.split))
     setting, predictions = random_predictions(
         samples, args.seed, args.candidates, args.min_steps, args.max_steps
     )
@@ -164,11 +202,14 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (the paper's)")
     p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
     p.add_argument("--frames-per-clip", type=positive_int, default=3, help="default 3")
-    p.add_argument("--short-side", type=positive_int, default=256,
+    p.add_argument("--image-size", type=positive_int, default=256, dest="short_side",
+                   metavar="SHORT_SIDE",
                    help="image short side in pixels (default 256)")  # fmt: skip
     p.add_argument("--jpeg-quality", type=positive_int, default=95, help="default 95")
-    p.add_argument("--split", nargs=3, type=positive_float, metavar=("TRAIN", "VAL", "TEST"),
-                   default=None, help="split proportions (default Table 2's 8651 1024 1430)")  # fmt: skip
+    p.add_argument("--split-sizes", type=split_sizes_option, metavar="train=W,val=W,test=W",
+                   help="split proportions (default Table 2's train=8651,val=1024,test=1430)")  # fmt: skip
+    p.add_argument("--split", nargs=3, type=positive_float, dest="_old_split", help=argparse.SUPPRESS)
+    note_renamed(p, "--split TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-stratify", action="store_true",
                    help="split by the seeded hash alone, not by number of steps")  # fmt: skip
     p.add_argument("--tiny-candidates", type=positive_int, default=100,
@@ -177,6 +218,7 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, help="only the first N eligible videos")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed(p, "--short-side", "--image-size")
     p.set_defaults(func=build_command)
 
 
@@ -187,7 +229,7 @@ def build_command(args: argparse.Namespace) -> int:
         coin=str(args.coin), videos=str(args.videos), seed=args.seed, min_steps=args.min_steps,
         max_steps=args.max_steps, frames_per_clip=args.frames_per_clip,
         short_side=args.short_side, jpeg_quality=args.jpeg_quality,
-        split_weights=tuple(args.split) if args.split else TABLE2_SPLIT,
+        split_weights=_split_weights(args, TABLE2_SPLIT),
         stratify=not args.no_stratify, tiny_candidates=args.tiny_candidates,
         shard_size=args.shard_size, limit=args.limit,
     )  # fmt: skip
@@ -211,8 +253,11 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--num", type=positive_int,
                       help="samples in all, split in Table 2's proportions")  # fmt: skip
-    size.add_argument("--sizes", nargs=3, type=non_negative_int, metavar=("TRAIN", "VAL", "TEST"),
+    size.add_argument("--split-sizes", type=split_counts_option, metavar="train=N,val=N,test=N",
                       help="samples per split")  # fmt: skip
+    size.add_argument("--sizes", nargs=3, type=non_negative_int, dest="_old_sizes",
+                      help=argparse.SUPPRESS)  # fmt: skip
+    note_renamed(p, "--sizes TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (TRANCO's least)")
     p.add_argument("--max-steps", type=positive_int, default=4, help="default 4 (TRANCE's most)")
@@ -237,7 +282,17 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.build import TABLE2_SPLIT, allocate
     from tvr.tranco.data.candidates import tiny_candidates
 
-    sizes = tuple(args.sizes) if args.sizes else tuple(allocate(args.num, TABLE2_SPLIT))
+    if args._old_sizes:
+        print("tvr tranco testbed: --sizes TRAIN VAL TEST is now --split-sizes "
+              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
+              file=sys.stderr)  # fmt: skip
+        args.split_sizes = dict(zip(("train", "val", "test"), args._old_sizes, strict=True))
+    if args.split_sizes:
+        unknown = sorted(set(args.split_sizes) - {"train", "val", "test"})
+        require(not unknown, f"--split-sizes: unknown split {', '.join(unknown)} (train, val, test)")
+        sizes = tuple(args.split_sizes.get(k, 0) for k in ("train", "val", "test"))
+    else:
+        sizes = tuple(allocate(args.num, TABLE2_SPLIT))
     require(sizes[0] >= 1, f"the testbed needs training samples, got sizes {list(sizes)}")
     _check_steps(args)
     width, height = args.image_size
@@ -268,9 +323,10 @@ def register_stats(sub: argparse._SubParsersAction) -> None:
         description="Read and check a TRANCO dataset folder (every file, and that each image "
         "exists) and print its statistics beside the paper's Table 2.",
     )
-    p.add_argument("dataset", type=Path, help="the dataset folder")
+    p.add_argument("--data", required=True, type=Path, metavar="DIR", help="the dataset folder")
     p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    renamed_positional(p, "DATASET", "--data")
     p.set_defaults(func=stats_command)
 
 
@@ -279,10 +335,10 @@ def stats_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.stats import dataset_stats
 
     if args.json:
-        dataset = open_dataset(args.dataset, check_images=not args.no_image_check)
+        dataset = open_dataset(args.data, check_images=not args.no_image_check)
         print(json.dumps(dataset_stats(dataset), indent=2))
     else:
-        _print_stats(args.dataset, check_images=not args.no_image_check)
+        _print_stats(args.data, check_images=not args.no_image_check)
     return 0
 
 

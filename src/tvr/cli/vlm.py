@@ -1,6 +1,6 @@
 """`tvr vlm`: ask a vision-language model about a benchmark (run, export, prompt).
 
-`run` asks the model, `export` turns TRANCE or VTT replies into predictions, `prompt` shows the
+`run` asks the model, `export` turns TRANCE, VTT or TRANCO replies into predictions, `prompt` shows the
 prompt of one item.
 """
 
@@ -43,23 +43,23 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         "--data",
         required=True,
         type=Path,
-        help="VisualTrans JSON file, TRANCE samples.jsonl, VTT records (meta/vtt.jsonl or the "
-        "release folder), or a TRANCO dataset folder",
+        help="VisualTrans JSON file (or its folder), TRANCE samples.jsonl (or a dataset "
+        "folder), VTT records (meta/vtt.jsonl or the release folder), or a TRANCO dataset folder",
     )
     p.add_argument(
         "--images",
-        required=True,
         type=Path,
-        help="image folder (VisualTrans: the paths in the JSON are relative to it; "
-        "TRANCE: holds {id}-init.C.png and {id}-fin.{L,C,R}.png; VTT: the states/ folder of "
-        "{id}_{N+1}_{i}.jpg; TRANCO: the dataset folder, which its paths are relative to)",
+        help="image folder, where the data's own layout does not say it (VisualTrans: the "
+        "paths in the JSON are relative to it, default its images/ folder or its folder; "
+        "TRANCE: holds {id}-init.C.png and {id}-fin.{L,C,R}.png, in it or a folder below, "
+        "default the samples' folder; VTT: the states/ folder of {id}_{N+1}_{i}.jpg, default "
+        "the release folder's; TRANCO: default the dataset folder)",
     )
     p.add_argument(
         "--setting",
         choices=SETTINGS,
-        default="event",
         help="TRANCE only: Basic (one-step samples, one step), Event (final image from C), "
-        "View (one item per sample and final view); default event",
+        "View (one item per sample and final view); default: the data's config.json, else event",
     )
     p.add_argument(
         "--views",
@@ -72,7 +72,7 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         "--split",
         choices=("train", "val", "test"),
         default="test",
-        help="VTT, TRANCO: the split to ask about (default test)",
+        help="VTT, TRANCO, a TRANCE dataset folder: the split to ask about (default test)",
     )
     p.add_argument(
         "--variant",
@@ -92,10 +92,10 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     vlm = subparsers.add_parser(
         "vlm",
-        help="run a vision-language model (OpenAI-compatible API) on VisualTrans, TRANCE or VTT",
+        help="run a vision-language model (OpenAI-compatible API) on VisualTrans, TRANCE, VTT or TRANCO",
         description="Ask a vision-language model served by any OpenAI-compatible "
-        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans, TRANCE or "
-        "VTT items. See docs/visualtrans.md and docs/vtt.md.",
+        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans, TRANCE, VTT or "
+        "TRANCO items. See docs/visualtrans.md, docs/vtt.md and docs/tranco.md.",
     )
     sub = vlm.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND", required=True)
 
@@ -189,7 +189,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 #: task -> the options of its adapter, from the command line
 TASK_OPTIONS = {
-    "trance": lambda a: {"setting": a.setting, "views": a.views},
+    "trance": lambda a: {"setting": a.setting, "views": a.views, "split": a.split},
     "vtt": lambda a: {"split": a.split, "variant": a.variant, "topic": a.with_topic},
     "tranco": lambda a: {"split": a.split},
 }
@@ -272,7 +272,7 @@ def export_command(args: argparse.Namespace) -> int:
     if args.task not in EXPORTERS:
         raise UserError(
             f"export is for --task {' or '.join(sorted(EXPORTERS))}; score VisualTrans with "
-            "`tvr visualtrans score`"
+            "`tvr visualtrans evaluate`"
         )
     print(EXPORTERS[args.task](_adapter(args), args.results, args.out))
     return 0

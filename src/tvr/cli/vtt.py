@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tvr.cli._common import add_overwrite_option, renamed
+from tvr.vtt.layout import records_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from tvr.cli._common import add_lenient_option
@@ -28,12 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(categories, topics, samples, states, transformations, unique descriptions per "
         "source and split) with the paper's beside them.",
     )
-    p.add_argument("--records", required=True, type=Path, help="the records file (vtt.jsonl)")
+    p.add_argument("--data", required=True, type=Path, metavar="PATH",
+                   help="a release folder (meta/vtt.jsonl, states/) or its records file")  # fmt: skip
     p.add_argument("--states", type=Path,
                    help="the folder of state images ({id}_{N+1}_{i}.jpg) to check")  # fmt: skip
     p.add_argument("--verify-images", action="store_true",
                    help="also decode each state image's header (needs Pillow; slower)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    renamed(p, "--records", "--data")
     p.set_defaults(func=stats_command)
 
     p = sub.add_parser(
@@ -47,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a small offline model, labelled as not the paper's setting). Missing descriptions are "
         "scored as empty and counted. Prints Table 2's anchors beside ours.",
     )
-    p.add_argument("--records", required=True, type=Path, help="the records file (vtt.jsonl)")
+    p.add_argument("--data", required=True, type=Path, metavar="PATH",
+                   help="a release folder (meta/vtt.jsonl) or its records file")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="the prediction file")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="the split to score (default test)")  # fmt: skip
@@ -61,7 +67,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "all-MiniLM-L6-v2, labelled as not the paper's setting")  # fmt: skip
     p.add_argument("--no-bertscore", action="store_true",
                    help="skip BERTScore (reported unavailable)")  # fmt: skip
+    p.add_argument("--only-present", action="store_true",
+                   help="score only the split's samples that have a line in the predictions "
+                   "(the reference cut to them, CIDEr-D's document frequencies too; as Table "
+                   "2's Human and multi-turn rows); default: a sample without a line is scored "
+                   "as empty descriptions")  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
+    renamed(p, "--records", "--data")
+    add_overwrite_option(p, "an evaluation")
     p.set_defaults(func=evaluate_command)
     register_compare(sub)
     register_build(sub)
@@ -75,15 +89,16 @@ def stats_command(args: argparse.Namespace) -> int:
     from tvr.vtt.data.records import check_states, read_records
     from tvr.vtt.data.stats import split_statistics, stats_lines
 
-    records = read_records(args.records)
+    path = records_file(args.data)
+    records = read_records(path)
     checked = None
     if args.states is not None:
-        checked = check_states(records, args.states, args.records, verify=args.verify_images)
+        checked = check_states(records, args.states, path, verify=args.verify_images)
     stats = split_statistics(records)
     if args.json:
         print(json.dumps({**stats, "state_images_checked": checked}, indent=2))
         return 0
-    print(f"{args.records}: {len(records)} records, valid")
+    print(f"{path}: {len(records)} records, valid")
     if checked is not None:
         print(f"{args.states}: all {checked:,} state images present"
               + (" and readable" if args.verify_images else ""))  # fmt: skip
@@ -112,7 +127,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
         check_output_folder(args.out)
     problems = lenient_problems(args)
-    result = evaluate(args.records, args.predictions, args.split, options, problems)
+    result = evaluate(records_file(args.data), args.predictions, args.split, options, problems,
+                      only_present=args.only_present, progress=not args.quiet)  # fmt: skip
     result.summary.update(lenient_summary(problems))
     print_lenient_note(problems)
     if args.out is not None:
@@ -139,11 +155,11 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from tvr.cli._common import finish_comparison
+    from tvr.cli._common import compared_inputs, finish_comparison
     from tvr.vtt.compare import compare_evaluations, markdown_lines, read_detail
 
-    la, lb = args.labels or (None, None)
-    document = compare_evaluations(read_detail(args.a, la), read_detail(args.b, lb),
+    (la, a), (lb, b) = compared_inputs(args)
+    document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
                                    args.resamples, args.seed)  # fmt: skip
     return finish_comparison(args, document, markdown_lines(document))
 
@@ -172,18 +188,22 @@ def register_build(sub: argparse._SubParsersAction) -> None:
                    help="a folder of video files named by YouTube id (repeat for more; the "
                    "first folder that has a video wins)")  # fmt: skip
     p.add_argument("--out", type=Path, required=True, help="the output folder")
-    p.add_argument("--split", choices=("paper", "source"), default="paper",
+    p.add_argument("--split-rule", choices=("paper", "source"), default="paper",
                    help="paper: Table 1's proportions within each topic, seeded (default); "
                    "source: COIN's subsets, CrossTask's videos.csv/videos_val.csv as "
                    "train/test")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the paper split (default 0)")
-    p.add_argument("--short-side", type=positive_int, default=256,
+    p.add_argument("--image-size", type=positive_int, default=256, dest="short_side",
+                   metavar="SHORT_SIDE",
                    help="state images' short side in pixels (default 256, the paper's)")  # fmt: skip
     p.add_argument("--shard-size", type=positive_int, default=50,
                    help="samples per shard of the job (default 50)")  # fmt: skip
     p.add_argument("--workers", type=positive_int, default=1,
                    help="worker processes (default 1)")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed(p, "--short-side", "--image-size")
+    renamed(p, "--no-progress", "--quiet")
+    renamed(p, "--split", "--split-rule")
     p.set_defaults(func=build_command)
 
 
@@ -194,10 +214,10 @@ def build_command(args: argparse.Namespace) -> int:
     config = BuildConfig(
         coin=None if args.coin is None else str(args.coin.resolve()),
         crosstask=None if args.crosstask is None else str(args.crosstask.resolve()),
-        seed=args.seed, split=args.split, short_side=args.short_side,
+        seed=args.seed, split=args.split_rule, short_side=args.short_side,
         shard_size=args.shard_size,
     ).validate()  # fmt: skip
-    result = build(config, args.videos, args.out, args.workers, progress=not args.no_progress)
+    result = build(config, args.videos, args.out, args.workers, progress=not args.quiet)
     print("\n".join(report_lines(result.report, result.out)))
     if result.records == 0:
         raise UserError(f"{args.out}: no sample was built (no video found or every one broken); "
@@ -236,14 +256,16 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
                    help="samples per shard of the job (default 20)")  # fmt: skip
     p.add_argument("--max-steps", type=positive_int, default=4,
                    help="steps per sample at most (1-4, default 4)")  # fmt: skip
-    p.add_argument("--size", type=size_option, default=(320, 240), metavar="WxH",
+    p.add_argument("--image-size", type=size_option, default=(320, 240), metavar="WxH",
                    help="state image size (default 320x240, TRANCE's)")  # fmt: skip
     p.add_argument("--preset", choices=("preview", "default"), default="default",
                    help="raster quality preset (default: default)")  # fmt: skip
     p.add_argument("--phrasing", choices=("varied", "fixed"), default="varied",
                    help="varied: seeded templates and synonyms (default); fixed: one wording "
                    "per step")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed(p, "--size", "--image-size")
+    renamed(p, "--no-progress", "--quiet")
     p.set_defaults(func=testbed_command)
 
 
@@ -255,12 +277,12 @@ def testbed_command(args: argparse.Namespace) -> int:
         report_lines,
     )
 
-    width, height = args.size
+    width, height = args.image_size
     config = TextTestbedConfig(
         num=args.num, seed=args.seed, shard_size=args.shard_size, max_steps=args.max_steps,
         width=width, height=height, preset=args.preset, phrasing=args.phrasing,
     ).validate()  # fmt: skip
-    result = make_text_testbed(config, args.out, args.workers, progress=not args.no_progress)
+    result = make_text_testbed(config, args.out, args.workers, progress=not args.quiet)
     print("\n".join(report_lines(result.report, result.out)))
     if result.built:
         print(f"made {result.built} samples in {result.seconds:.1f} s "
@@ -413,7 +435,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                        "modelling"), ("aux", "the topic/category heads")):  # fmt: skip
         p.add_argument(f"--no-{part}", action="store_true",
                        help=f"TTNet without {what} (an ablation)")  # fmt: skip
-    p.add_argument("--size", choices=("paper", "tiny"), default="paper",
+    p.add_argument("--model-size", choices=("paper", "tiny"), default="paper",
                    help="paper: CLIP ViT-L-14, width 512, 8 heads (default); tiny: a 2-layer "
                    "64-px ViT, width 64, 4 heads, for CPU runs and tests")  # fmt: skip
     p.add_argument("--encoder", help="an open_clip architecture (ViT-L-14, ViT-B-32, RN101, "
@@ -442,7 +464,8 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup-steps", type=non_negative_int, help="default 2000")
     p.add_argument("--weight-decay", type=float, help="default 1e-3")
     p.add_argument("--seed", type=int, help="default 0")
-    p.add_argument("--num-workers", type=non_negative_int, help="data loader workers (default 0)")
+    p.add_argument("--workers", dest="num_workers", type=non_negative_int,
+                   help="data loader workers (default 0)")  # fmt: skip
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"), help="default auto")
     p.add_argument("--devices", type=positive_int, help="default 1")
     p.add_argument("--precision", help="a Lightning precision, or auto (default)")
@@ -456,6 +479,8 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     _decode_options(p, sampling=False)
     p.add_argument("--log-every-n-steps", type=positive_int, help="default 50")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    renamed(p, "--size", "--model-size")
+    renamed(p, "--num-workers", "--workers")
     p.set_defaults(func=train_command)
 
     p = sub.add_parser(
@@ -484,7 +509,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         "similar training image pair (cosine of pair features of a frozen CLIP encoder: "
         "both = [a, b, b - a], each unit length; concat = [a, b]; diff = b - a).",
     )
-    p.add_argument("name", choices=("nearest",), help="the baseline")
+    p.add_argument("name", choices=("nearest",), metavar="KIND", help="the baseline: nearest")
     p.add_argument("--data", required=True, type=Path, help="the data folder (meta/, states/)")
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
@@ -496,6 +521,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                    help="the pair feature (default both)")  # fmt: skip
     p.add_argument("--feature-cache", type=Path, default=Path("runs/features"),
                    help="default runs/features (the one `tvr vtt train` uses by default)")  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=baseline_command)
 
 
@@ -531,7 +557,7 @@ def train_command(args: argparse.Namespace) -> int:
                         "Diff, MTM or Aux")  # fmt: skip
     if args.no_cascade and args.model != "glacnet":
         raise UserError("--no-cascade is a GLACNet option")
-    values = {**PRESETS[args.size], **part_defaults(args.model)}
+    values = {**PRESETS[args.model_size], **part_defaults(args.model)}
     values.update({p: False for p in ablated})
     values["data"] = str(args.data)
     if args.train_encoder:
@@ -581,7 +607,7 @@ def baseline_command(args: argparse.Namespace) -> int:
     config = NearestConfig(data=str(args.data), split=args.split, encoder=args.encoder,
                            encoder_weights=args.encoder_weights, encoder_seed=args.encoder_seed,
                            pair=args.pair, feature_cache=str(args.feature_cache))  # fmt: skip
-    found = nearest_predictions(config, _device())
+    found = nearest_predictions(config, _device(), progress=not args.quiet)
     return _write_prediction_file(args.out, found, config.to_dict())
 
 

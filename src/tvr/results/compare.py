@@ -2,8 +2,9 @@
 
 A benchmark reads its two `detail.jsonl` files and says which metrics it compares; this module
 holds what every comparison does alike: finding and naming the detail files, the checks on
-their lines, a metric's row (n, A, B, A-B, the 95% bootstrap interval, the sign-flip p), the
-notes on items left out, the Markdown table, and writing compare.json and compare.md.
+their lines, a metric's row (n, A, B, A-B, the 95% bootstrap interval, the sign-flip p; for a
+right-or-wrong metric the McNemar p), accuracy per group of items, the notes on items left out,
+the Markdown tables, and writing compare.json and compare.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Protocol
 
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import iter_jsonl, prepare_output_folder, write_json, write_text
-from tvr.core.stats import EXACT_FLIPS, compare_paired_scores
+from tvr.core.stats import EXACT_FLIPS, compare_paired, compare_paired_scores, mcnemar_exact
 
 DETAIL = "detail.jsonl"
 COMPARE_JSON = "compare.json"
@@ -122,6 +123,65 @@ def score_row(
             "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
             "p": c.p_value, "test": "sign-flip, exact" if c.exact else "sign-flip, random",
             "left_out": left_out}  # fmt: skip
+
+
+def accuracy_row(
+    metric: str,
+    a: Mapping[str, bool],
+    b: Mapping[str, bool],
+    resamples: int,
+    seed: int,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One right-or-wrong metric's row (an accuracy): the exact McNemar test of the items right
+    in one side only, and a seeded bootstrap interval of A-B (`tvr.core.stats.compare_paired`).
+
+    Args:
+        metric: the metric's key in the row.
+        a, b: whether each item is right in A and in B; the same keys, at least one.
+        extra: more fields, placed after `metric` (e.g. the metric's printed name).
+    """
+    c = compare_paired(dict(a), dict(b), resamples, seed)
+    return {"metric": metric, **extra, "n": c.samples, "a": c.acc_a, "b": c.acc_b,
+            "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
+            "p": c.p_value, "test": "McNemar exact", "only_a": c.only_a, "only_b": c.only_b,
+            "left_out": 0}  # fmt: skip
+
+
+def accuracy_by(
+    name: str, groups: Mapping[str, Any], a: Mapping[str, bool], b: Mapping[str, bool]
+) -> list[dict[str, Any]]:
+    """Accuracy per group of items: for each group (in sorted order) its items, each side's
+    accuracy, the items right in A only and in B only, and the exact McNemar p of the group.
+
+    Args:
+        name: the key of the group's value in each row ("length", "steps", "view").
+        groups: each item's group, by the keys of `a` and `b` (the same keys).
+    """
+    counts: dict[Any, list[int]] = {}
+    for key, right_a in a.items():
+        right_b = b[key]
+        c = counts.setdefault(groups[key], [0, 0, 0, 0, 0])
+        c[0] += 1
+        c[1] += right_a
+        c[2] += right_b
+        c[3] += right_a and not right_b
+        c[4] += right_b and not right_a
+    return [
+        {name: group, "samples": n, "a": ra / n, "b": rb / n, "a_only": oa, "b_only": ob,
+         "p": mcnemar_exact(oa, ob)}
+        for group, (n, ra, rb, oa, ob) in sorted(counts.items())
+    ]  # fmt: skip
+
+
+def accuracy_by_table(rows: list[dict[str, Any]], name: str, header: str) -> list[str]:
+    """The Markdown table of `accuracy_by`'s rows (`header` names the group's column)."""
+    lines = [table_row((header, "n", "A", "B", "A only", "B only", "p")),
+             table_row(["---"] + ["---:"] * 6)]  # fmt: skip
+    for r in rows:
+        lines.append(table_row([str(r[name]), str(r["samples"]), f"{r['a']:.4f}", f"{r['b']:.4f}",
+                                str(r["a_only"]), str(r["b_only"]), p_text(r["p"])]))  # fmt: skip
+    return lines
 
 
 def coverage_note(name: str, row: dict[str, Any], total: int, item: str) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import logging
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,14 +39,26 @@ log = logging.getLogger(__name__)
 
 
 class _NoAdverts(logging.Filter):
-    """Drops Lightning's advertisement ("Tip: For seamless cloud logging ...") from a run's
-    output; Lightning's other notes pass."""
+    """Drops Lightning's advertisements ("💡 Tip: For seamless cloud logging ..." for litlogger,
+    "... cloud uploads ..." for litmodels), its hardware lines ("GPU available: False, used:
+    False", "TPU available: ...", "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]": the run's config
+    and --accelerator say it) and its "`Trainer.fit` stopped: `max_epochs=N` reached." (the run
+    did what it was asked) from a run's output; Lightning's other notes and its warnings pass."""
+
+    DROPPED = re.compile(
+        r"💡 Tip|seamless cloud|try installing \[lit|^(GPU|TPU|HPU|IPU) available: "
+        r"|^LOCAL_RANK: \d+ - CUDA_VISIBLE_DEVICES|^`Trainer\.fit` stopped: `max_epochs="
+    )
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return "seamless cloud logging" not in record.getMessage()
+        return not self.DROPPED.search(record.getMessage())
 
 
-for _name in ("lightning.pytorch.utilities.rank_zero", "lightning.fabric.utilities.rank_zero"):
+for _name in (
+    "lightning.pytorch.utilities.rank_zero",
+    "lightning.fabric.utilities.rank_zero",
+    "lightning.pytorch.accelerators.cuda",
+):
     logging.getLogger(_name).addFilter(_NoAdverts())
 # a deprecation inside Lightning itself (its _pytree helper), printed on every run
 warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\)` is deprecated")

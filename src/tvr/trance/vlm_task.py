@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.trance.data.files import read_samples
+from tvr.trance.data.files import read_samples, samples_file, setting_of_data
 from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.eval.metrics import max_steps_for
 from tvr.trance.world import vocab
@@ -33,6 +33,24 @@ from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
 EXCERPT_CHARS = 200
+
+
+class ImageFinder:
+    """A sample's image by name under a folder: the folder itself (`tvr render`'s flat layout,
+    the release's images), else any folder below it (a `tvr generate` split keeps its images in
+    one folder per shard); the files below are listed once, on the first name not found flat."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._below: dict[str, Path] | None = None
+
+    def find(self, name: str) -> Path:
+        flat = self.root / name
+        if flat.is_file():
+            return flat
+        if self._below is None:
+            self._below = {p.name: p for p in sorted(self.root.rglob("*.png"))}
+        return self._below.get(name, flat)  # a missing image is reported where it is read
 
 
 def read_sample_lines(path: str | Path) -> list[Sample]:
@@ -151,17 +169,20 @@ class TranceTask:
     def __init__(
         self,
         data: str | Path,
-        images: str | Path,
-        setting: str = "event",
+        images: str | Path | None = None,
+        setting: str | None = None,
         views: tuple[str, ...] = VIEWS,
+        split: str = "test",
     ) -> None:
+        path = samples_file(data, split)
+        setting = setting_of_data(path, setting)  # the data's config.json says it, if it can
         if setting not in SETTINGS:
             raise UserError(f"TRANCE setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
         bad = [v for v in views if v not in VIEWS]
         if bad or not views:
             raise UserError(f"views are a non-empty subset of L, C, R; got {', '.join(views)}")
-        self.samples = read_sample_lines(data)
-        self.images = Path(images)
+        self.samples = read_sample_lines(path)
+        self.images = ImageFinder(Path(images) if images is not None else path.parent)
         self.setting = setting
         self.views = tuple(views)
         self.max_steps = max_steps_for(setting)
@@ -185,8 +206,8 @@ class TranceTask:
                     TaskItem(
                         id=s.id if view is None else f"{s.id}@{view}",
                         images=(
-                            self.images / image_name(s.id, "init", "C"),
-                            self.images / image_name(s.id, "fin", final_view),
+                            self.images.find(image_name(s.id, "init", "C")),
+                            self.images.find(image_name(s.id, "fin", final_view)),
                         ),
                         fields={
                             "objects_table": table,

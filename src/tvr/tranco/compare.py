@@ -16,13 +16,11 @@ written) is `tvr.results.compare`'s.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.stats import compare_paired, mcnemar_exact
 from tvr.results import compare as shared
 from tvr.tranco.metrics import CONVENTIONS, METRICS
 
@@ -136,36 +134,19 @@ def _scores(detail: Detail, metric: str) -> dict[str, float | None]:
     return {k: s.values[metric] for k, s in detail.samples.items()}
 
 
+def _exact(detail: Detail) -> dict[str, bool]:
+    return {k: s.exact for k, s in detail.samples.items()}
+
+
 def _emr_row(a: Detail, b: Detail, resamples: int, seed: int) -> dict[str, Any]:
-    c = compare_paired(
-        {k: s.exact for k, s in a.samples.items()},
-        {k: s.exact for k, s in b.samples.items()},
-        resamples, seed,
-    )  # fmt: skip
-    return {"metric": "EMR", "n": c.samples, "a": c.acc_a, "b": c.acc_b,
-            "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
-            "p": c.p_value, "test": "McNemar exact", "only_a": c.only_a, "only_b": c.only_b,
-            "left_out": 0}  # fmt: skip
+    return shared.accuracy_row("EMR", _exact(a), _exact(b), resamples, seed)
 
 
 def emr_by_length(a: Detail, b: Detail) -> list[dict[str, Any]]:
     """Per reference length: samples, each side's EMR, the samples only A or only B gets right,
     and the exact McNemar p of that length."""
-    counts: dict[int, Counter[str]] = {}
-    for sample_id, sa in a.samples.items():
-        sb = b.samples[sample_id]
-        c = counts.setdefault(sa.length, Counter())
-        c["samples"] += 1
-        c["a"] += sa.exact
-        c["b"] += sb.exact
-        c["a_only"] += sa.exact and not sb.exact
-        c["b_only"] += sb.exact and not sa.exact
-    return [
-        {"length": length, "samples": c["samples"], "a": c["a"] / c["samples"],
-         "b": c["b"] / c["samples"], "a_only": c["a_only"], "b_only": c["b_only"],
-         "p": mcnemar_exact(c["a_only"], c["b_only"])}
-        for length, c in sorted(counts.items())
-    ]  # fmt: skip
+    lengths = {k: s.length for k, s in a.samples.items()}
+    return shared.accuracy_by("length", lengths, _exact(a), _exact(b))
 
 
 def markdown_lines(document: dict[str, Any]) -> list[str]:

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.core.errors import InputError
+from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import read_json
+from tvr.visualtrans.extract import _OBJECT_LIST
 
 TASK_TYPES = (
     "spatial_fine_grained",
@@ -65,6 +67,8 @@ ANSWER_FORMATS = ("choice", "count", "set")
 CHOICE_LETTERS = ("A", "B", "C", "D")
 MASKS = ("first", "last")
 KNOWN_FIELDS = ("task_type", "scene", "images", "question", "label", "mask")
+#: the file of the release, in the folder that holds it and images/
+DATA_FILE = "VisualTrans.json"
 
 
 def item_id(question: str, images: list[str] | tuple[str, ...]) -> str:
@@ -223,9 +227,53 @@ def _parse_item(path: Path, index: int, raw: Any, warnings: list[str]) -> Item:
     )
 
 
-def load_dataset(path: str | Path) -> Dataset:
-    """Read and validate a VisualTrans JSON file; InputError names the item index and field."""
+def data_file(path: str | Path) -> Path:
+    """The JSON file of `path`: the file itself, or the folder's VisualTrans.json (or its only
+    .json file); UserError naming the path otherwise."""
     path = Path(path)
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise UserError(f"{path}: no such file or folder (VisualTrans: the folder holding "
+                        f"{DATA_FILE} and images/, or {DATA_FILE} itself)")  # fmt: skip
+    if (path / DATA_FILE).is_file():
+        return path / DATA_FILE
+    found = sorted(path.glob("*.json"))
+    if len(found) == 1:
+        return found[0]
+    raise UserError(f"{path}: no {DATA_FILE} in this folder (a VisualTrans folder holds the "
+                    "questions file and the images/ folder)")  # fmt: skip
+
+
+def question_options(item: Item) -> list[str]:
+    """The options the question offers: the texts of A, B, (C, D) of a multiple-choice question,
+    the names of a set question's object list as written, in order; [] for a count question, or
+    where the words give none."""
+    if item.answer_format == "set":
+        match = _OBJECT_LIST.search(item.question)
+        if not match:
+            return []
+        return [n for part in match.group(1).split(",") if (n := part.strip(" .\n"))]
+    if item.answer_format != "choice":
+        return []
+    marks: list[re.Match[str]] = []
+    pos = 0
+    for letter in CHOICE_LETTERS:
+        m = re.compile(rf"(?<![A-Za-z0-9]){letter}[.)](?:\s|$)").search(item.question, pos)
+        if m is None:
+            break
+        marks.append(m)
+        pos = m.end()
+    if len(marks) < 2:
+        return []
+    ends = [m.start() for m in marks[1:]] + [len(item.question)]
+    return [item.question[m.end() : end].strip() for m, end in zip(marks, ends, strict=True)]
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """Read and validate a VisualTrans JSON file (or the one of a folder, `data_file`);
+    InputError names the item index and field."""
+    path = data_file(path)
     raw = read_json(path)
     if not isinstance(raw, list):
         raise InputError(path, None, None, "expected a JSON list of items")
@@ -239,3 +287,19 @@ def load_dataset(path: str | Path) -> Dataset:
         what = "duplicates with different labels" if len(labels) > 1 else "duplicates"
         warnings.append(f"items {', '.join(map(str, group))} are {what} (id {items[group[0]].id})")
     return dataset
+
+
+def images_folder(path: str | Path, first: Item | None, images: str | Path | None = None) -> Path:
+    """The folder the items' image paths are relative to: `images` if given (it must exist),
+    else the images/ folder beside the JSON file `path` if it holds the `first` item's first
+    image, else the JSON file's own folder."""
+    if images is not None:
+        folder = Path(images)
+        if not folder.is_dir():
+            raise UserError(f"{folder}: no such folder of images")
+        return folder
+    parent = data_file(path).parent
+    beside = parent / "images"
+    if first is not None and first.images and beside.is_dir() and (beside / first.images[0]).is_file():
+        return beside
+    return parent

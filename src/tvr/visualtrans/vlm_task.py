@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tvr.visualtrans.dataset import Dataset, load_dataset
+from tvr.visualtrans.dataset import Dataset, images_folder, load_dataset
 from tvr.visualtrans.extract import extract_normalized
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
@@ -17,9 +17,10 @@ class VisualTransTask:
     prompt_package = "tvr.visualtrans"
     fields = frozenset({"question", "task_type", "scene"})
 
-    def __init__(self, data: str | Path, images: str | Path) -> None:
+    def __init__(self, data: str | Path, images: str | Path | None = None) -> None:
         self.dataset: Dataset = load_dataset(data)
-        self.images = Path(images)
+        first = self.dataset.items[0] if self.dataset.items else None
+        self.images = images_folder(data, first, images)
 
     def items(self) -> list[TaskItem]:
         return [

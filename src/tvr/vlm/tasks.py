@@ -140,8 +140,9 @@ def task_names() -> tuple[str, ...]:
     return tuple(sorted(_TASKS))
 
 
-def make_adapter(name: str, data: Path, images: Path, **options: Any) -> TaskAdapter:
-    """The adapter of a task by name, reading `data` with images under `images`."""
+def make_adapter(name: str, data: Path, images: Path | None, **options: Any) -> TaskAdapter:
+    """The adapter of a task by name, reading `data` with images under `images` (None: where
+    the benchmark's layout keeps them beside `data`)."""
     load_benchmarks()
     if name not in _TASKS:
         raise UserError(f"unknown task {name!r}; expected one of {', '.join(task_names())}")

@@ -18,7 +18,8 @@ import torch
 import torch.nn.functional as F
 
 from tvr.core.errors import UserError
-from tvr.vtt.models.encoder import EncoderSpec
+from tvr.core.progress import DoneTotalBar, step_bar
+from tvr.vtt.models.encoder import EncoderSpec, warn_if_random
 from tvr.vtt.models.features import FeatureCache
 from tvr.vtt.train.folder import read_data
 
@@ -57,8 +58,12 @@ def pair_features(states: torch.Tensor, pair: str) -> torch.Tensor:
     return F.normalize(torch.cat(parts[pair], dim=-1), dim=-1)
 
 
-def nearest_predictions(config: NearestConfig, device: str = "cpu") -> dict[str, list[str]]:
-    """id -> descriptions of every `config.split` sample, copied from the nearest training pair."""
+def nearest_predictions(
+    config: NearestConfig, device: str = "cpu", progress: bool = False
+) -> dict[str, list[str]]:
+    """id -> descriptions of every `config.split` sample, copied from the nearest training pair;
+    `progress`: bars on stderr for reading, encoding and searching (an encoder without weights
+    gets one warning line there in any case)."""
     records_path, records, states_dir = read_data(config.data)
     train = [r for r in records if r.split == "train"]
     target = [r for r in records if r.split == config.split]
@@ -67,10 +72,15 @@ def nearest_predictions(config: NearestConfig, device: str = "cpu") -> dict[str,
     if not target:
         raise UserError(f"{records_path}: no {config.split} samples")
     spec = EncoderSpec(config.encoder, config.encoder_weights, config.encoder_seed)
+    warn_if_random(spec)
     cache = FeatureCache(spec, config.feature_cache)
     chosen = train + ([] if config.split == "train" else target)
     paths = [states_dir / name for r in chosen for name in r.state_names()]
-    feats = cache.get(paths, config.batch_size, device)
+    with (
+        DoneTotalBar("reading state images", "img", progress) as hashing,
+        DoneTotalBar(f"encoding with {config.encoder}", "img", progress) as encoding,
+    ):
+        feats = cache.get(paths, config.batch_size, device, encoding, hashing)
     per_record: dict[str, torch.Tensor] = {}
     start = 0
     for r in chosen:
@@ -82,13 +92,15 @@ def nearest_predictions(config: NearestConfig, device: str = "cpu") -> dict[str,
     for r in train:
         offsets[r.id], start = start, start + r.n
     out: dict[str, list[str]] = {}
-    for r in target:
-        similarity = pair_features(per_record[r.id], config.pair) @ bank.T
-        if config.split == "train":  # never copy a pair's own description
-            similarity[:, offsets[r.id] : offsets[r.id] + r.n] = float("-inf")
-        # argmax returns the first of equal maxima: the earliest training pair
-        best = similarity.argmax(dim=1).tolist()
-        out[r.id] = [labels[i] for i in best]
+    with step_bar(len(target), f"nearest {config.split} pairs", "sample", progress) as bar:
+        for r in target:
+            similarity = pair_features(per_record[r.id], config.pair) @ bank.T
+            if config.split == "train":  # never copy a pair's own description
+                similarity[:, offsets[r.id] : offsets[r.id] + r.n] = float("-inf")
+            # argmax returns the first of equal maxima: the earliest training pair
+            best = similarity.argmax(dim=1).tolist()
+            out[r.id] = [labels[i] for i in best]
+            bar.update(1)
     return out
 
 

@@ -6,6 +6,12 @@ text (as the released evaluation does) and counted; descriptions beyond the samp
 ignored and counted; predictions for ids of other splits or unknown ids are ignored and counted.
 A prediction file that matches no sample of the split is an error.
 
+With `only_present` (`--only-present`) only the split's samples that have a line in the prediction
+file are scored (the rule of the paper's Human and multi-turn rows of Table 2, whose files cover
+50 and 200 test samples): the reference is cut to those samples, so CIDEr-D's document
+frequencies come from their references only; the summary says how many of the split's samples
+were scored.
+
 Writes summary.json (the means, how each metric ran, the breakdowns by number of transformations
 and by category, Table 2's anchors), detail.jsonl (one line per description with its scores) and
 table.md (the table printed to the terminal).
@@ -34,14 +40,26 @@ class Aligned:
     hypotheses: list[str] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)  # per description: id, index, ...
     counts: dict[str, int] = field(default_factory=dict)
+    split_samples: int = 0  # the split's samples, scored or not (only_present scores fewer)
+    only_present: bool = False
 
 
-def align(records: list[VttRecord], predictions: dict[str, Prediction], split: str) -> Aligned:
-    """Pair every description of the split's records with its prediction, counting the gaps."""
+def align(
+    records: list[VttRecord],
+    predictions: dict[str, Prediction],
+    split: str,
+    only_present: bool = False,
+) -> Aligned:
+    """Pair every description of the split's records with its prediction, counting the gaps;
+    `only_present`: only the split's samples that have a prediction."""
     chosen = [r for r in records if r.split == split]
+    split_samples = len(chosen)
+    if only_present:
+        chosen = [r for r in chosen if r.id in predictions]
     out = Aligned(counts={"samples": len(chosen), "descriptions": 0, "missing_samples": 0,
                           "missing_descriptions": 0, "extra_descriptions": 0,
-                          "other_split_predictions": 0, "unknown_predictions": 0})  # fmt: skip
+                          "other_split_predictions": 0, "unknown_predictions": 0},
+                  split_samples=split_samples, only_present=only_present)  # fmt: skip
     c = out.counts
     for record in chosen:
         prediction = predictions.get(record.id)
@@ -83,24 +101,29 @@ def evaluate(
     split: str = "test",
     options: MetricOptions | None = None,
     problems: list | None = None,
+    only_present: bool = False,
+    progress: bool = False,
 ) -> Evaluation:
     """Score `predictions_path` against the `split` records of `records_path`; with a
-    `problems` list (--lenient) bad prediction lines are added to it and skipped."""
+    `problems` list (--lenient) bad prediction lines are added to it and skipped;
+    `only_present`: score only the split's samples that have a prediction (see the module);
+    `progress`: a bar on stderr for each step of the metrics."""
     records = read_records(records_path)
     predictions = read_predictions(predictions_path, problems)
-    aligned = align(records, predictions, split)
+    aligned = align(records, predictions, split, only_present)
     counts = aligned.counts
-    if not counts["samples"]:
+    if not aligned.split_samples:
         raise UserError(f"{records_path}: no {split} samples")
     matched = len(predictions) - counts["unknown_predictions"] - counts["other_split_predictions"]
     if matched == 0:
         what = f"none of its {len(predictions)} ids is" if predictions else "no predictions, so none is"
         raise UserError(f"{predictions_path}: {what} a {split} sample of {records_path}")
-    metrics = score_descriptions(aligned.hypotheses, aligned.references, options)
+    metrics = score_descriptions(aligned.hypotheses, aligned.references, options, progress)
     summary = summarize(
         records_path, predictions_path, split, counts, metrics,
         by_transformations=_breakdown(aligned, metrics, "n"),
         by_category=_breakdown(aligned, metrics, "category"),
+        split_samples=aligned.split_samples, only_present=only_present,
     )  # fmt: skip
     detail = _detail(aligned, metrics)
     return Evaluation(summary, detail, table_lines(summary, f"ours: {Path(predictions_path).name}"))

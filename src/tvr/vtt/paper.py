@@ -1,8 +1,9 @@
 """The published VTT numbers that `tvr vtt stats` and `tvr vtt evaluate` print beside ours.
 
-Source: "Visual Transformation Telling" (the VTT paper, ICLR 2025 submission text in
-shared/papers): Table 1 (dataset statistics) and Table 2 (results on the test set; B@4, METEOR,
-ROUGE-L, CIDEr, SPICE, BERTScore, x100, as printed; the human ratings are left out here).
+Source: "Visual Transformation Telling" (the VTT paper: W. Cui, X. Hong et al., arXiv:2305.01928;
+the numbers as printed in its ICLR 2025 submission): Table 1 (dataset statistics) and Table 2
+(results on the test set; B@4, METEOR, ROUGE-L, CIDEr, SPICE, BERTScore, x100, as printed; the
+human ratings are left out here).
 """
 
 from __future__ import annotations

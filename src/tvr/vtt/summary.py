@@ -20,9 +20,13 @@ def summarize(
     metrics: dict[str, MetricScores],
     by_transformations: dict[str, Any],
     by_category: dict[str, Any],
+    split_samples: int | None = None,
+    only_present: bool = False,
 ) -> dict[str, Any]:
     """summary.json: means x100 (None where a metric did not run), how each metric ran, the
-    counts of missing and ignored predictions, the breakdowns, and the paper's anchor rows."""
+    counts of missing and ignored predictions, the breakdowns, and the paper's anchor rows.
+    `split_samples`: the split's samples (default: the scored ones); `only_present`: only the
+    samples with a prediction were scored (`--only-present`)."""
     notes = []
     for name, metric in metrics.items():
         info = metric.info
@@ -35,6 +39,8 @@ def summarize(
         "predictions_file": str(predictions),
         "split": split,
         "samples": counts["samples"],
+        "split_samples": counts["samples"] if split_samples is None else split_samples,
+        "only_present": only_present,
         "descriptions": counts["descriptions"],
         "missing": {"samples": counts["missing_samples"],
                     "descriptions": counts["missing_descriptions"]},
@@ -76,7 +82,11 @@ def table_lines(summary: dict[str, Any], label: str) -> list[str]:
         [f"{model} (paper)"] + [_cell(summary["paper"]["rows"][model][m]) for m in METRICS]
         for model in ANCHORS
     ]
-    lines = [f"{summary['split']}: {summary['samples']} samples, {summary['descriptions']} "
+    samples = f"{summary['samples']} samples"
+    if summary.get("only_present"):
+        samples = (f"{summary['samples']} of {summary['split_samples']} samples (only those "
+                   "present in the predictions, --only-present)")  # fmt: skip
+    lines = [f"{summary['split']}: {samples}, {summary['descriptions']} "
              f"descriptions; x100, each description against its reference; paper rows: "
              f"{summary['paper']['source']}"]  # fmt: skip
     lines += _grid(header, rows)
@@ -89,6 +99,12 @@ def table_lines(summary: dict[str, Any], label: str) -> list[str]:
         f"{summary['extra_descriptions_ignored']} extra descriptions, "
         f"{ignored['other_split']} predictions of other splits, {ignored['unknown_id']} unknown ids"
     )
+    if missing["samples"] and not summary.get("only_present"):
+        lines.append(
+            f"{missing['samples']} of {summary['samples']} {summary['split']} samples have no "
+            "prediction and were scored as empty descriptions; --only-present scores only the "
+            "samples in the file (as Table 2's Human and multi-turn rows)"
+        )
     for title, key in (("transformations", "by_transformations"), ("category", "by_category")):
         groups = summary[key]
         header = [title, "samples", "descr.", *METRICS.values()]

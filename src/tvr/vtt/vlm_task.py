@@ -32,7 +32,7 @@ from tvr.vlm.images import ComposedImage
 from tvr.vlm.results import ResultsFile
 from tvr.vlm.tasks import ParsedReply, TaskItem, Turn
 from tvr.vtt.data.records import SPLITS, VttRecord, read_records
-from tvr.vtt.layout import records_file
+from tvr.vtt.layout import records_file, states_folder
 from tvr.vtt.replies import VttReply, parse_turn_replies, parse_vtt_reply
 from tvr.vtt.strip import strip_jpeg
 
@@ -68,7 +68,7 @@ class VttTask:
     def __init__(
         self,
         data: str | Path,
-        images: str | Path,
+        images: str | Path | None = None,
         split: str = "test",
         variant: str = "strip",
         topic: bool = False,
@@ -86,7 +86,7 @@ class VttTask:
         self.records: list[VttRecord] = [r for r in read_records(path) if r.split == split]
         if not self.records:
             raise UserError(f"{path}: no {split} samples")
-        self.images = Path(images)
+        self.images = states_folder(data, images)  # default: the release folder's states/
         self.split, self.variant, self.topic = split, variant, topic
         self.default_prompt = prompt_name(variant, topic)
         self.followup_prompt = "vtt_multiturn_pair.txt" if variant == "multiturn" else None

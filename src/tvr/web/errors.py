@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 class PageError(Exception):
-    """Answer with the error page (the pages' `error.html`, given `message`) and this status."""
+    """Answer with the error page (`error.html`, given `message`) and this status."""
 
     def __init__(self, message: str, status: int):
         super().__init__(message)

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class Pages:
-    """A benchmark's pages. `templates` must hold `error.html` (given `message`), the page of
-    every PageError (the shared `tvr/web/templates` are looked up after it); `state` goes onto
+    """A benchmark's pages. `templates` are looked up before the shared `tvr/web/templates`:
+    they hold `base.html`, which extends the shared `layout.html` (the header, nav, footer and
+    stylesheet of every app) and names the benchmark; the shared `error.html` (given `message`
+    and `status_code`) is the page of every PageError unless `templates` hold their own.
+    `static` is served under /static (beside the shared /static/tvr/); `state` goes onto
     `app.state` (e.g. the benchmark's datasets); `warnings` are what `tvr serve` prints before
     serving (e.g. datasets that share scenes)."""
 

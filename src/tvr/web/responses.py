@@ -24,7 +24,9 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
 
 
 def error_page(request: Request, message: str, status: int) -> HTMLResponse:
-    return render(request, "error.html", status=status, message=message)
+    """The error page: `error.html` (the shared one, `tvr/web/templates/error.html`, unless the
+    benchmark's templates hold their own) given `message` and `status`."""
+    return render(request, "error.html", status=status, message=message, status_code=status)
 
 
 def json_error(message: str, status: int) -> JSONResponse:

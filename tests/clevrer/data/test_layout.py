@@ -53,7 +53,9 @@ def test_find_annotation_questions_and_scan(tmp_path):
     assert layout.find_questions(tmp_path, "validation") == tmp_path / "validation.json"
     with pytest.raises(UserError, match="no question file for split 'train'"):
         layout.find_questions(tmp_path, "train")
-    with pytest.raises(UserError, match="unknown split"):
-        layout.find_questions(tmp_path, "val")
+    # "val" is tvr's name of the release's "validation" (docs/cli.md)
+    assert layout.find_questions(tmp_path, "val") == tmp_path / "validation.json"
+    with pytest.raises(UserError, match="unknown split 'dev' \\(expected one of: train, val, test\\)"):
+        layout.find_questions(tmp_path, "dev")
     with pytest.raises(UserError, match="no such folder"):
         layout.find_video(tmp_path / "absent", 0)

@@ -127,7 +127,7 @@ def test_lstm_two_epochs_then_predict_and_evaluate_through_the_cli(symbolic_set,
             [
                 "clevrer",
                 "evaluate",
-                "--questions",
+                "--data",
                 str(symbolic_set / "questions" / "test.json"),
                 "--predictions",
                 str(answers),
@@ -173,7 +173,7 @@ def test_cnn_lstm_caches_frames_and_trains_two_epochs(rendered_set, tmp_path):
 
 
 def test_cnn_lstm_starts_from_a_weights_file_and_keeps_a_frozen_resnet_fixed(
-    rendered_set, tmp_path
+    rendered_set, tmp_path, capsys
 ):
     """--cnn-weights: a torchvision ResNet state dict (its classifier too) from a local file;
     --freeze-cnn: after training, the CNN's weights and BatchNorm statistics are the file's."""
@@ -187,6 +187,7 @@ def test_cnn_lstm_starts_from_a_weights_file_and_keeps_a_frozen_resnet_fixed(
     config = _config(rendered_set, tmp_path, "cnn-lstm", cnn="resnet18", epochs=1,
                      cnn_weights=str(weights), freeze_cnn=True)  # fmt: skip
     run = train_baseline(config)
+    assert "random weights" not in capsys.readouterr().err  # weights given: no warning
     state = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
     trained = {
         k.removeprefix("model.video.cnn."): v
@@ -225,3 +226,12 @@ def test_a_bad_weights_file_is_one_line(rendered_set, tmp_path, capsys):
         assert not (tmp_path / "runs" / path.stem).exists()  # nothing written for a bad start
     assert main([*common[:5], "--freeze-cnn"]) == 2
     assert "freeze_cnn needs cnn_weights" in capsys.readouterr().err
+
+
+def test_a_resnet_without_weights_is_said_to_be_random(rendered_set, tmp_path, capsys):
+    """Issue 29: a ResNet meant to start from ImageNet weights, given none, warns once."""
+    from tvr.clevrer.models.baselines.run import train_baseline
+
+    train_baseline(_config(rendered_set, tmp_path, "cnn-lstm", cnn="resnet18", epochs=1))
+    warned = [line for line in capsys.readouterr().err.splitlines() if "random weights" in line]
+    assert len(warned) == 1 and "resnet18" in warned[0] and "--cnn-weights" in warned[0]

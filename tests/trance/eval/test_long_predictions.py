@@ -163,7 +163,7 @@ def test_long_predictions_score_as_step_by_step_simulation(tmp_path, generated):
 
 def test_cli_policies(tmp_path, four, capsys):
     s, p = _files(tmp_path, four, [{"id": "four", "steps": _steps((3, "color.yellow"))}])
-    base = ["evaluate", "--samples", str(s), "--predictions", str(p)]
+    base = ["evaluate", "--data", str(s), "--predictions", str(p)]
     assert main([*base, "--out", str(tmp_path / "out")]) == 0
     assert "predictions with more than 4 steps: 1" in capsys.readouterr().out
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

@@ -23,7 +23,7 @@ def test_render_writes_images_and_masks(tmp_path, sample, capsys):
     lines = [sample, *random_samples(2, seed=4)]
     path.write_text("".join(json.dumps(s) + "\n" for s in lines))
     out = tmp_path / "out"
-    rc = main(["render", str(path), "--out", str(out), "--backend", "raster",
+    rc = main(["render", "--data", str(path), "--out", str(out), "--backend", "raster",
                "--preset", "preview", "--limit", "2"])  # fmt: skip
     assert rc == 0
     names = sorted(p.name for p in out.iterdir())
@@ -40,7 +40,7 @@ def test_render_writes_images_and_masks(tmp_path, sample, capsys):
 def test_bad_line_is_a_message(tmp_path, capsys):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "x", "objects": []}\n')
-    assert main(["render", str(path), "--out", str(tmp_path / "o")]) == 2
+    assert main(["render", "--data", str(path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "line 1" in err and "final" in err
-    assert main(["render", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path)]) == 2
+    assert main(["render", "--data", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path)]) == 2

@@ -39,7 +39,7 @@ def samples_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def report(samples_file, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("rep") / "report"
-    assert main(["report", str(samples_file), "--out", str(out), "--examples", "5"]) == 0
+    assert main(["report", "--data", str(samples_file), "--out", str(out), "--examples", "5"]) == 0
     return out, json.loads((out / "report.json").read_text())
 
 
@@ -189,10 +189,10 @@ def test_rendered_samples_get_their_images(samples_file, tmp_path):
     small = tmp_path / "small.jsonl"
     write_samples(small, read_samples(samples_file)[:3])
     images = tmp_path / "images"
-    render = ["render", str(small), "--out", str(images), "--backend", "raster"]
+    render = ["render", "--data", str(small), "--out", str(images), "--backend", "raster"]
     assert main([*render, "--preset", "preview", "--no-masks"]) == 0
     out = tmp_path / "rep"
-    assert main(["report", str(small), "--images", str(images), "--out", str(out)]) == 0
+    assert main(["report", "--data", str(small), "--images", str(images), "--out", str(out)]) == 0
     rep = json.loads((out / "report.json").read_text())
     page = (out / "index.html").read_text()
     assert len(rep["examples"]) == 3
@@ -251,7 +251,7 @@ def test_bad_input_is_named(samples_file, tmp_path, capsys):
     with pytest.raises(InputError) as err:
         open_source(broken)
     assert err.value.line == 2 and err.value.field == "steps[0].value"
-    assert main(["report", str(broken)]) == 2
+    assert main(["report", "--data", str(broken)]) == 2
     assert "line 2, field 'steps[0].value'" in capsys.readouterr().err
     with pytest.raises(UserError, match="--images"):
         open_source(samples_file, tmp_path / "nope")
@@ -259,7 +259,7 @@ def test_bad_input_is_named(samples_file, tmp_path, capsys):
 
 def test_stats_and_report_agree(samples_file, report, tmp_path):
     _, rep = report
-    assert main(["stats", str(samples_file), "--json", str(tmp_path / "s.json")]) == 0
+    assert main(["stats", "--data", str(samples_file), "--out", str(tmp_path / "s.json")]) == 0
     stats = json.loads((tmp_path / "s.json").read_text())
     assert stats == rep["stats"]
     assert set(PAPER_TABLE8) == set(stats["ngrams"])
@@ -280,7 +280,7 @@ def test_report_on_a_generated_dataset(tmp_path, capsys):
         preset="preview",
     )
     root = generate_dataset(config, tmp_path / "ds", progress=False).root
-    assert main(["report", str(root), "--examples", "2"]) == 0
+    assert main(["report", "--data", str(root), "--examples", "2"]) == 0
     out = root / "report"  # the default place
     rep = json.loads((out / "report.json").read_text())
     ds = open_dataset(root)  # the report folder does not disturb the store
@@ -306,13 +306,13 @@ def test_report_on_a_generated_dataset(tmp_path, capsys):
             assert f'src="{rel}"' in block
         marked = re.findall(r'<figure class="view">.*?</figure>', block)
         assert len(marked) == 1 and f"{ex['id']}-fin.{ex['view']}.png" in marked[0]
-    assert main(["report", str(root), "--split", "test", "--out", str(tmp_path / "t")]) == 0
+    assert main(["report", "--data", str(root), "--split", "test", "--out", str(tmp_path / "t")]) == 0
     rep = json.loads((tmp_path / "t" / "report.json").read_text())
     assert rep["scope"] == "test" and rep["stats"]["samples"] == 2
     assert {e["split"] for e in rep["examples"]} == {"test"}
     # a half-written shard is named by the store, never reported on
     shard = root / "val" / "shards" / "shard-00000"
     shard.rename(root / "val" / "shards" / ".shard-00000.tmp-x")
-    assert main(["report", str(root), "--out", str(tmp_path / "u")]) == 2
+    assert main(["report", "--data", str(root), "--out", str(tmp_path / "u")]) == 2
     assert ".shard-00000.tmp-x: half-written" in capsys.readouterr().err
     assert not (tmp_path / "u").exists()

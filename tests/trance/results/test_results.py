@@ -44,7 +44,7 @@ def data(tmp_path_factory):
 
 
 def _samples_args(data):
-    return [a for s in ("basic", "event", "view") for a in ("--samples", f"{s}={data[s]}")]
+    return [a for s in ("basic", "event", "view") for a in ("--data", f"{s}={data[s]}")]
 
 
 def _rows(path):
@@ -199,7 +199,7 @@ def test_run_folders_reinforce_table_and_evaluation_folders(tmp_path, data):
 
     # an evaluation folder of `tvr evaluate` on a run's predictions takes the run's model name
     ev = tmp_path / "ev"
-    assert main(["evaluate", "--samples", str(data["event"]), "--predictions",
+    assert main(["evaluate", "--data", str(data["event"]), "--predictions",
                  str(base / "predictions.jsonl"), "--out", str(ev)]) == 0  # fmt: skip
     report = make_results(ResultsOptions(runs=[str(ev)], out=str(tmp_path / "o2"), plots=False))
     assert report.entries[0].label == "ResNet₋-T" and report.entries[0].kind == "evaluation"

@@ -146,14 +146,14 @@ def test_cli_testbed_and_stats(tmp_path, capsys):
     from tvr.cli import main
 
     out = tmp_path / "tc"
-    assert main(["tranco", "testbed", "--out", str(out), "--sizes", "2", "1", "1",
+    assert main(["tranco", "testbed", "--out", str(out), "--split-sizes", "train=2,val=1,test=1",
                  "--image-size", "48x36", "--preset", "preview", "--quiet"]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert "train 2 samples" in text and "held-out types (val/test only): 33 of 96" in text
     assert "samples/s" in text and "Table 2" in text
-    assert main(["tranco", "stats", str(out), "--json"]) == 0
+    assert main(["tranco", "stats", "--data", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"]["samples"] == 4
-    assert main(["tranco", "testbed", "--out", str(out), "--sizes", "0", "1", "1"]) == 2
+    assert main(["tranco", "testbed", "--out", str(out), "--split-sizes", "train=0,val=1,test=1"]) == 2
     assert "needs training samples" in capsys.readouterr().err
 
 
@@ -165,7 +165,7 @@ def test_one_worker_or_two_make_the_same_bytes_but_timing(tmp_path):
     trees = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
-        assert main(["tranco", "testbed", "--out", str(out), "--sizes", "4", "2", "2",
+        assert main(["tranco", "testbed", "--out", str(out), "--split-sizes", "train=4,val=2,test=2",
                      "--image-size", "48x36", "--preset", "preview", "--shard-size", "2",
                      "--workers", str(workers), "--quiet"]) == 0  # fmt: skip
         trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))

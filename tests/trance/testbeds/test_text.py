@@ -265,7 +265,7 @@ def test_cli_writes_vtt_layout_that_the_vtt_loader_reads_and_resumes(tmp_path, c
 
     out = tmp_path / "testbed"
     argv = ["vtt", "testbed", "--out", str(out), "--num", "5", "--shard-size", "2",
-            "--size", "64x48", "--preset", "preview", "--seed", "3", "--no-progress"]  # fmt: skip
+            "--image-size", "64x48", "--preset", "preview", "--seed", "3", "--quiet"]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "5 samples (train 4, val 0, test 1)" in printed and "samples/s" in printed
@@ -289,6 +289,6 @@ def test_cli_writes_vtt_layout_that_the_vtt_loader_reads_and_resumes(tmp_path, c
     assert result.built == 1
     assert (out / "meta" / "vtt.jsonl").read_bytes() == before
     assert image.read_bytes() == pixels
-    assert main(["vtt", "stats", "--records", str(out / "meta" / "vtt.jsonl")]) == 0
+    assert main(["vtt", "stats", "--data", str(out / "meta" / "vtt.jsonl")]) == 0
     assert main([*argv[:-3], "--seed", "4"]) == 2
     assert "another config" in capsys.readouterr().err

@@ -20,9 +20,9 @@ def _run(argv):
 
 def test_train_then_predict(tmp_path, capsys):
     common = ["--output-dir", str(tmp_path), "--run-name", "r"]
-    argv = ["train", "--data", "synthetic", "--model", "cnn+-g", "--setting", "event",
+    argv = ["train", "--source", "synthetic", "--model", "cnn+-g", "--setting", "event",
             "--image-size", "40x30",
-            "--synthetic-sizes", "train=32,val=8,test=8", "--epochs", "1", "--batch-size", "8",
+            "--split-sizes", "train=32,val=8,test=8", "--epochs", "1", "--batch-size", "8",
             "--accelerator", "cpu", *common]  # fmt: skip
     assert _run(argv) == 0
     run_dir = tmp_path / "r"
@@ -61,7 +61,7 @@ def _parse(argv):
 def test_bad_options_are_user_errors(tmp_path, capsys):
     """Each is one line `tvr train: error: ...` (or `tvr predict: ...`), exit status 2."""
     out = ["--output-dir", str(tmp_path)]
-    synthetic = ["train", "--data", "synthetic", *out]
+    synthetic = ["train", "--source", "synthetic", *out]
     cases = [
         ([*synthetic, "--model", "vgg-g"], "known names"),
         ([*synthetic, "--reinforce"], "init-checkpoint"),
@@ -101,25 +101,27 @@ def _fail(argv, capsys):
 
 
 def test_the_data_source_follows_data_root(tmp_path, capsys):
-    """Issue 15.10: `--data-root DIR` without `--data trance` trained on the synthetic set."""
-    config = train_cmd.config_from_args(_parse(["train", "--data-root", str(tmp_path / "ds")]))
+    """Issue 15.10: `--data DIR` without `--source trance` trained on the synthetic set."""
+    config = train_cmd.config_from_args(_parse(["train", "--data", str(tmp_path / "ds")]))
     assert config.data == "trance" and config.data_root == str(tmp_path / "ds")
     runs = ["--output-dir", str(tmp_path / "runs")]
     # synthetic data is asked for by name; nothing at all is an error that names both ways
     line = _fail(["train", *runs], capsys)
     assert line.startswith("tvr train: error: ")
-    assert "--data-root" in line and "--data synthetic" in line
-    line = _fail(["train", "--data", "synthetic", "--data-root", str(tmp_path), *runs], capsys)
-    assert "synthetic" in line and "--data-root" in line
-    line = _fail(["train", "--data", "imagenet", *runs], capsys)
+    assert "--data" in line and "--source synthetic" in line
+    line = _fail(["train", "--source", "synthetic", "--data", str(tmp_path), *runs], capsys)
+    assert "synthetic" in line and "--data" in line
+    line = _fail(["train", "--source", "imagenet", *runs], capsys)
     assert "imagenet" in line and "synthetic" in line and "trance" in line
+    line = _fail(["train", "--data", "imagenet", *runs], capsys)  # --data is the folder now
+    assert "imagenet: no such dataset folder" in line
     # a root that is no dataset: one line, and no run folder is made
-    line = _fail(["train", "--data-root", str(tmp_path / "missing"), *runs], capsys)
+    line = _fail(["train", "--data", str(tmp_path / "missing"), *runs], capsys)
     assert "missing" in line
     release = tmp_path / "release"
     release.mkdir()
     (release / "data.jsonl").write_text("{}\n")
-    line = _fail(["train", "--data-root", str(release), *runs], capsys)
+    line = _fail(["train", "--data", str(release), *runs], capsys)
     assert "release" in line and "tvr convert --from-release" in line
     assert not (tmp_path / "runs").exists()
     # --help names the sources and says what each is
@@ -144,8 +146,8 @@ def test_one_line_per_epoch_and_a_progress_bar(tmp_path, capsys):
 
     from tvr.cli import main
 
-    argv = ["train", "--data", "synthetic", "--model", "cnn+-g", "--setting", "event",
-            "--image-size", "40x30", "--synthetic-sizes", "train=16,val=8,test=8",
+    argv = ["train", "--source", "synthetic", "--model", "cnn+-g", "--setting", "event",
+            "--image-size", "40x30", "--split-sizes", "train=16,val=8,test=8",
             "--epochs", "2", "--batch-size", "8", "--accelerator", "cpu",
             "--output-dir", str(tmp_path), "--log-every-n-steps", "1"]  # fmt: skip
     capsys.readouterr()
@@ -180,9 +182,9 @@ def test_the_model_forms_are_flags_saved_in_the_config():
     from tvr.cli.train import config_from_args
 
     args = build_parser().parse_args(
-        ["train", "--data", "synthetic", "--model", "resnet--t", "--decoder-form", "tvr"]
+        ["train", "--source", "synthetic", "--model", "resnet--t", "--decoder-form", "tvr"]
     )
     config = config_from_args(args)
     assert (config.decoder_form, config.duda_form) == ("tvr", "original")
-    args = build_parser().parse_args(["train", "--data", "synthetic", "--model", "duda-g"])
+    args = build_parser().parse_args(["train", "--source", "synthetic", "--model", "duda-g"])
     assert config_from_args(args).duda_form == "original"  # the original code's, for new runs

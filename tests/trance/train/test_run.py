@@ -92,7 +92,7 @@ def test_predictions_are_scored_by_tvr_evaluate(tmp_path, setting):
     samples = write_synthetic_samples(tmp_path / "samples.jsonl", records)
 
     def evaluate(pred_path, out):
-        args = ["evaluate", "--samples", str(samples), "--predictions", str(pred_path)]
+        args = ["evaluate", "--data", str(samples), "--predictions", str(pred_path)]
         assert main([*args, "--setting", setting, "--out", str(out)]) == 0
         summary = json.loads((out / "summary.json").read_text())
         assert summary["predicted"] == summary["samples"] == len(records)

@@ -9,7 +9,7 @@ from tvr.cli import main
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.run import train
 
-TINY = ["--image-size", "40x30", "--synthetic-sizes", "train=16,val=8,test=8",
+TINY = ["--image-size", "40x30", "--split-sizes", "train=16,val=8,test=8",
         "--batch-size", "8", "--accelerator", "cpu", "--quiet"]  # fmt: skip
 
 
@@ -40,7 +40,7 @@ def _fail(argv, capsys):
 def base(tmp_path_factory):
     """A one-epoch supervised run in its default folder, runs/event-cnn+-g (40x30, synthetic)."""
     runs = tmp_path_factory.mktemp("runs")
-    argv = ["train", "--data", "synthetic", "--model", "cnn+-g", "--setting", "event",
+    argv = ["train", "--source", "synthetic", "--model", "cnn+-g", "--setting", "event",
             "--epochs", "1", "--output-dir", str(runs), *TINY]  # fmt: skip
     assert main(argv) == 0
     return runs / "event-cnn+-g"

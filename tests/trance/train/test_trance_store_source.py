@@ -178,7 +178,7 @@ def test_train_predict_evaluate_on_a_generated_dataset(tmp_path, capsys):
                  "--small-size", "64x48", "--shard-size", "8", "--quiet"]) == 0  # fmt: skip
     torch.manual_seed(0)
     runs = tmp_path / "runs"
-    assert main(["train", "--data", "trance", "--data-root", str(root), "--setting", "event",
+    assert main(["train", "--source", "trance", "--data", str(root), "--setting", "event",
                  "--model", "cnn+-g", "--image-size", "64x48", "--epochs", "2",
                  "--batch-size", "8", "--accelerator", "cpu", "--output-dir", str(runs),
                  "--run-name", "r"]) == 0  # fmt: skip
@@ -191,7 +191,7 @@ def test_train_predict_evaluate_on_a_generated_dataset(tmp_path, capsys):
     assert sorted(r["id"] for r in lines) == sorted(test_ids)
     capsys.readouterr()
     out = tmp_path / "eval"
-    assert main(["evaluate", "--samples", str(root / "test" / "samples.jsonl"),
+    assert main(["evaluate", "--data", str(root / "test" / "samples.jsonl"),
                  "--predictions", str(preds), "--setting", "event", "--out", str(out)]) == 0  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())
     assert summary["samples"] == 4 and summary["missing"] == 0 and summary["invalid"] == 0
@@ -220,16 +220,16 @@ def test_a_dataset_class_takes_a_folder_and_a_split_and_says_what_is_wrong(store
 
 
 def test_a_typo_in_data_root_is_said_as_such(stores, tmp_path, capsys):
-    """Issue 29: a typo in --data-root was reported as "holds another run (its config.json
+    """Issue 29: a typo in --data was reported as "holds another run (its config.json
     differs in data_root ...)"."""
     from tvr.cli import main
 
     root = stores["basic"].root
-    argv = ["train", "--data", "trance", "--setting", "basic", "--model", "cnn+-g",
+    argv = ["train", "--source", "trance", "--setting", "basic", "--model", "cnn+-g",
             "--image-size", "64x48", "--epochs", "1", "--batch-size", "4", "--accelerator",
             "cpu", "--output-dir", str(tmp_path), "--run-name", "r", "--quiet"]  # fmt: skip
-    assert main([*argv, "--data-root", str(root)]) == 0
+    assert main([*argv, "--data", str(root)]) == 0
     capsys.readouterr()
-    assert main([*argv, "--data-root", f"{root}x"]) == 2
+    assert main([*argv, "--data", f"{root}x"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"tvr train: error: {root}x: no such dataset folder (make one with `tvr generate`)"

@@ -357,7 +357,7 @@ def test_export_is_scored_by_tvr_evaluate(make_client, datasets, tmp_path, probl
         main(
             [
                 "evaluate",
-                "--samples",
+                "--data",
                 str(samples),
                 "--predictions",
                 str(path),

@@ -251,7 +251,7 @@ def test_tvr_serve_benchmark_vtt(release, prediction_files, tmp_path, monkeypatc
                  "--subset", "2", "--seed", "1", "--raters", "3", "--db", db]) == 0  # fmt: skip
     study = served["app"].state.study
     assert study.models == ["model-a", "model-b"] and len(study.samples) == 2 and study.target == 3
-    assert "tvr serve: human test at http://127.0.0.1:8000/" in capsys.readouterr().out
+    assert "tvr serve: VTT ratings at http://127.0.0.1:8000/" in capsys.readouterr().out
     assert main(["serve", "--benchmark", "vtt", "--data", str(release), "--predictions",
                  f"a={tmp_path / 'none.jsonl'}"]) == 2  # fmt: skip
     assert "none.jsonl: no such file" in capsys.readouterr().err

@@ -113,10 +113,21 @@ def find_annotation(root: str | Path, scene_index: int) -> Path:
     return _find("annotation", "annotations", Path(root), scene_index)
 
 
+#: tvr's split names (docs/cli.md) -> the release's ("val" is the release's "validation")
+SPLIT_ALIASES = {"val": "validation"}
+
+
+def release_split(split: str) -> str:
+    """The release's name of `split` ("val" -> "validation"; the others as they are)."""
+    return SPLIT_ALIASES.get(split, split)
+
+
 def find_questions(root: str | Path, split: str) -> Path:
-    """A split's question file under `root`: questions/<split>.json or <split>.json."""
+    """A split's question file under `root`: questions/<split>.json or <split>.json (split
+    train, val or test; the release's "validation" is "val")."""
+    split = release_split(split)
     if split not in SPLITS:
-        raise UserError(f"unknown split {split!r} (expected one of: {', '.join(SPLITS)})")
+        raise UserError(f"unknown split {split!r} (expected one of: train, val, test)")
     root = Path(root)
     for p in (root / "questions" / f"{split}.json", root / f"{split}.json"):
         if p.is_file():
@@ -147,3 +158,14 @@ def scan(root: str | Path, kind: str) -> dict[int, Path]:
         if stem.isdigit():
             found.setdefault(int(stem), p)
     return found
+
+
+def questions_file(path: str | Path, split: str = "test", option: str = "--data") -> Path:
+    """The question file of `--data PATH`: PATH itself, or the `split` question file of the
+    set's folder PATH (`find_questions`)."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.exists():
+        raise UserError(f"{option} {path}: no such file or folder")
+    return find_questions(path, split)

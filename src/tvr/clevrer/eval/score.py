@@ -71,6 +71,8 @@ class Score:
     ignored: dict[str, int] = field(
         default_factory=lambda: {"videos": 0, "questions": 0, "options": 0}
     )
+    #: one record per question of the question file, in its order: the lines of detail.jsonl
+    details: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def multiple_choice(self) -> ChoiceTally:
@@ -118,13 +120,23 @@ def score(questions: Sequence[VideoQuestions], answers: Sequence[SubmittedVideo]
             a = given.get(q.question_id)
             if a is None:
                 result.missing["questions"] += 1
+            line: dict[str, Any] = {"id": f"{video.scene_index}/{q.question_id}",
+                                    "scene_index": video.scene_index,
+                                    "question_id": q.question_id, "type": q.question_type}  # fmt: skip
             if q.choices is None:
-                _score_descriptive(result, q.answer, q.subtype, a)
+                line["subtype"] = q.subtype
+                line["correct"] = _score_descriptive(result, q.answer, q.subtype, a)
             else:
                 if not q.choices:
                     raise UserError(f"question {q.question_id} of scene {video.scene_index} has no "
                                     f"choices; {q.question_type} questions need at least one")
-                _score_choices(result, q.question_type, {c.choice_id: c.answer for c in q.choices}, a)
+                options = _score_choices(
+                    result, q.question_type, {c.choice_id: c.answer for c in q.choices}, a
+                )
+                line["correct"] = all(options.values())
+                line["options"] = [{"choice_id": c, "correct": r} for c, r in options.items()]
+            line["answered"] = a is not None
+            result.details.append(line)
         known = {q.question_id: q for q in video.questions}
         for qid, a in given.items():
             if qid not in known:
@@ -141,7 +153,7 @@ def score(questions: Sequence[VideoQuestions], answers: Sequence[SubmittedVideo]
 
 def _score_descriptive(
     result: Score, gold: str | None, subtype: str, a: SubmittedQuestion | None
-) -> None:
+) -> bool:
     right = False
     if a is not None:
         if a.answer is None:
@@ -150,11 +162,13 @@ def _score_descriptive(
             right = a.answer == gold
     result.descriptive.add(right)
     result.subtypes.setdefault(subtype, Tally()).add(right)
+    return right
 
 
 def _score_choices(
     result: Score, qtype: str, gold: dict[int, str | None], a: SubmittedQuestion | None
-) -> None:
+) -> dict[int, bool]:
+    """Score one multiple-choice question; whether each option (by choice id) is right."""
     tally = result.choice[qtype]
     given: dict[int, str] = {}
     if a is not None:
@@ -163,6 +177,7 @@ def _score_choices(
         else:
             given = dict(a.choices)
     all_right = True
+    rights: dict[int, bool] = {}
     for cid, label in gold.items():
         answer = given.get(cid)
         if answer is None:
@@ -172,5 +187,7 @@ def _score_choices(
             result.errors += 1
         right = answer is not None and answer == label
         tally.options.add(right)
+        rights[cid] = right
         all_right = all_right and right
     tally.questions.add(all_right)
+    return rights

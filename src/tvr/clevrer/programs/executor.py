@@ -8,7 +8,8 @@ multiple-choice program is the choice's program followed by the question's; its 
 reads as correct/wrong (`answer_choice`). `<START>` is skipped and `<END>`/`<NULL>` end a program,
 as the official parser's sequences use them.
 
-Names. `MODULES` holds the spec's names (those of the released executor) and the names the
+Names. `MODULES` holds the released executor's names (executor/executor.py of
+github.com/chuangg/CLEVRER; the paper's Tables 4-5) and the names the
 released question files use, which are aliases of the same handlers: `get_frame` = `query_frame`,
 `get_object` = `query_object`, `get_col_partner` = `query_collision_partner`, `get_counterfact` =
 `filter_counterfact`; and the files' `start`/`end` are input modules returning the special start
@@ -131,7 +132,7 @@ VALUE_TOKENS: dict[str, str] = {
 SKIP_TOKENS = frozenset({"<START>"})
 STOP_TOKENS = frozenset({"<END>", "<NULL>"})
 
-# names of the released question files -> the spec's (released executor's) names
+# names of the released question files -> the released executor's names
 ALIASES: dict[str, str] = {
     "get_frame": "query_frame",
     "get_object": "query_object",
@@ -671,7 +672,7 @@ _CANONICAL: dict[str, Handler] = {
         (_k("event", "object"), _EVS), "bool"),
 }
 
-# the handler table: the spec's names and the released question files' aliases
+# the handler table: the released executor's names and the released question files' aliases
 MODULES: dict[str, Handler] = {
     **_CANONICAL,
     **{alias: _CANONICAL[name] for alias, name in ALIASES.items()},
@@ -692,7 +693,8 @@ RELEASE_MODULES: frozenset[str] = frozenset({
 
 
 def canonical(name: str) -> str:
-    """The spec's name of a module (`get_frame` -> `query_frame`); other names unchanged."""
+    """The released executor's name of a module (`get_frame` -> `query_frame`); other names
+    unchanged."""
     return ALIASES.get(name, name)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tvr.clevrer.data.annotations import read_annotation
+from tvr.clevrer.data.annotations import Annotation, read_annotation
 from tvr.clevrer.data.events import annotation_events
 from tvr.clevrer.data.layout import SPLITS, scan
 from tvr.clevrer.data.questions import VideoQuestions, read_questions
@@ -14,7 +14,8 @@ from tvr.clevrer.report.plots import answer_balance_plot, question_types_plot, t
 from tvr.clevrer.report.stats import balance_ratio, event_stats, question_stats
 from tvr.clevrer.vocab import SHOWN_FRAMES
 from tvr.core.errors import UserError
-from tvr.core.jsonl import write_json, write_text
+from tvr.core.jsonl import check_output_folder, write_json, write_text
+from tvr.core.progress import step_bar
 
 #: families listed in report.md (stats.json lists all asked 10 times or more)
 FAMILY_ROWS = 40
@@ -26,40 +27,53 @@ def _question_files(root: Path) -> list[Path]:
     return [p for p in files if p.is_file()]
 
 
-def write_report(root: str | Path, out: str | Path, videos: int = 4, gif: bool = True) -> Path:
+def write_report(
+    root: str | Path, out: str | Path, videos: int = 4, gif: bool = True, progress: bool = False
+) -> Path:
     """Report on the CLEVRER set at `root` (tvr's layout or the release's) into `out`; per-video
-    timelines and sample frames for the first `videos` videos. Returns report.md's path."""
+    timelines and sample frames for the first `videos` videos. Returns report.md's path. With
+    `progress`, bars on stderr over the question files, the annotations and the videos shown
+    (the release's 20,000 annotations take minutes)."""
     root, out = Path(root), Path(out)
     if not root.is_dir():
         raise UserError(f"{root}: no such folder")
+    check_output_folder(out)  # a bad --out is one line, before the bars
     question_files = _question_files(root)
     annotations = scan(root, "annotation")
     if not question_files and not annotations:
         raise UserError(f"{root}: no CLEVRER question files or annotation_XXXXX.json found")
     qvideos: list[VideoQuestions] = []
-    for path in question_files:
-        qvideos.extend(read_questions(path))
+    with step_bar(len(question_files), "question files", "file", progress) as bar:
+        for path in question_files:
+            qvideos.extend(read_questions(path))
+            bar.update(1)
     qstats = question_stats(qvideos)
-    anns = [read_annotation(p) for p in annotations.values()]
+    anns: list[Annotation] = []
+    with step_bar(len(annotations), "annotations", "file", progress) as bar:
+        for p in annotations.values():
+            anns.append(read_annotation(p))
+            bar.update(1)
     estats = event_stats(anns)
     videos_found = scan(root, "video")
     shown: list[dict[str, Any]] = []
-    for ann in anns[:videos]:
-        name = f"video_{ann.scene_index:05d}"
-        item: dict[str, Any] = {"video": name,
-                                "timeline": timeline_plot(ann, out / "timelines" / f"{name}.png")}
-        video = videos_found.get(ann.scene_index)
-        if video is not None:
-            events = annotation_events(ann)
-            captions = [
-                (e.frame, f"{e.frame}: {e.kind} {'-'.join(map(str, e.objects))}")
-                for e in events if e.frame < SHOWN_FRAMES
-            ]  # fmt: skip
-            picks = [(0, "frame 0"), *captions[:7]]
-            item["frames"] = contact_sheet(video, picks, out / "frames" / f"{name}.png")
-            if gif:
-                item["gif"] = animated_gif(video, out / "frames" / f"{name}.gif")
-        shown.append(item)
+    with step_bar(len(anns[:videos]), "videos shown", "video", progress) as bar:
+        for ann in anns[:videos]:
+            name = f"video_{ann.scene_index:05d}"
+            timeline = timeline_plot(ann, out / "timelines" / f"{name}.png")
+            item: dict[str, Any] = {"video": name, "timeline": timeline}
+            video = videos_found.get(ann.scene_index)
+            if video is not None:
+                events = annotation_events(ann)
+                captions = [
+                    (e.frame, f"{e.frame}: {e.kind} {'-'.join(map(str, e.objects))}")
+                    for e in events if e.frame < SHOWN_FRAMES
+                ]  # fmt: skip
+                picks = [(0, "frame 0"), *captions[:7]]
+                item["frames"] = contact_sheet(video, picks, out / "frames" / f"{name}.png")
+                if gif:
+                    item["gif"] = animated_gif(video, out / "frames" / f"{name}.gif")
+            shown.append(item)
+            bar.update(1)
     types_png = question_types_plot(qstats, out / "question_types.png") if qvideos else None
     balance_png = answer_balance_plot(qstats, out / "answer_balance.png") if qvideos else None
     write_json(out / "stats.json", {"questions": qstats, "events": estats,

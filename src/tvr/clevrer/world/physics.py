@@ -32,12 +32,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 
 from tvr.clevrer.vocab import SIMULATED_FRAMES
 from tvr.clevrer.world.camera import in_view
 from tvr.clevrer.world.config import WorldConfig
 from tvr.clevrer.world.scene import ObjectSpec, SceneSpec
+from tvr.core.banners import import_pybullet
+
+pb = import_pybullet()  # without its build-time banner
 
 # a contact point at most this far apart (units) counts as touching
 TOUCH_DISTANCE = 1e-3

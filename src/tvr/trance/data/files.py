@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tvr._moved import forwarding_getattr
-from tvr.core.errors import InputError, quote
+from tvr.core.data_path import reference_file
+from tvr.core.errors import InputError, UserError, quote
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
 from tvr.trance.data.sample import Sample
 from tvr.trance.world import simulator as world
@@ -143,3 +145,45 @@ __all__ = [
 
 # the release conversion (read_release, sample_to_release, ...) moved to tvr.trance.data.release
 __getattr__ = forwarding_getattr(__name__, "tvr.trance.samples_io", "tvr.trance.data.release")
+
+
+# --- a dataset given as --data: its samples file and its setting ------------------------------------
+#: where a samples file sits in a folder: `tvr sample` / a split of `tvr generate`, a whole
+#: `tvr generate` dataset (per split), `tvr demo`'s folder
+SAMPLES_IN_FOLDER = ("samples.jsonl", "{split}/samples.jsonl", "samples/samples.jsonl")
+
+
+def samples_file(path: str | Path, split: str = "test", option: str = "--data") -> Path:
+    """The samples file of `--data PATH`: PATH itself, or the samples.jsonl of the folder PATH
+    (of its `split` for a `tvr generate` dataset)."""
+    return reference_file(path, SAMPLES_IN_FOLDER, split=split, option=option)
+
+
+def data_setting(samples: str | Path) -> tuple[str, Path] | None:
+    """The setting that the data's own config.json names (beside the samples file, or in the
+    dataset folder above a split) and that file; None if there is none to read."""
+    samples = Path(samples)
+    for folder in (samples.parent, samples.parent.parent):
+        config = folder / "config.json"
+        try:
+            value = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        setting = value.get("setting") if isinstance(value, dict) else None
+        if isinstance(setting, str) and setting in vocab.SETTINGS:
+            return setting, config
+    return None
+
+
+def setting_of_data(samples: str | Path, given: str | None, option: str = "--setting") -> str:
+    """The setting to read `samples` under: the one its config.json names, else `given`, else
+    "event". A `given` setting that contradicts the data's config.json is a UserError: nothing
+    is silently scored under another setting."""
+    found = data_setting(samples)
+    if found is None:
+        return given or "event"
+    setting, config = found
+    if given is not None and given != setting:
+        raise UserError(f"{option} {given} contradicts {config} (setting {setting!r}); drop "
+                        f"{option}, the data says its setting")  # fmt: skip
+    return setting

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,11 @@ from tvr.trance.render.images import BACKENDS
 from tvr.trance.render.presets import PRESETS
 from tvr.trance.sampling.sampler import LEGACY_BALANCE_SCOPE, SamplerConfig, check_balance_scope
 from tvr.trance.world.vocab import SETTINGS
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the same parser (a dependency there)
+    import tomli as tomllib
 
 SPLITS = ("train", "val", "test")
 RESIZE_FILTERS = ("box", "lanczos", "bilinear", "bicubic")

@@ -26,9 +26,14 @@ from tvr.trance.dataset.store import MANIFEST_FILE, SplitStore, TranceDataset, s
 from tvr.trance.world.vocab import IMAGE_SLOTS
 
 
-def export_release(split: SplitStore, out: str | Path, start_idx: int = 0) -> Path:
+def export_release(
+    split: SplitStore,
+    out: str | Path,
+    start_idx: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
     """Write split `split` of a store as a release folder `out` (idx = start_idx + position);
-    data.jsonl is written last. Returns its path."""
+    data.jsonl is written last. Returns its path. `progress(1)` after each sample."""
     out = Path(out)
     (out / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
     records = []
@@ -40,6 +45,8 @@ def export_release(split: SplitStore, out: str | Path, start_idx: int = 0) -> Pa
         for stage, view in IMAGE_SLOTS:
             dest = out / IMAGE_DIR / image_name(rid, stage, view)
             shutil.copyfile(split.image_path(i, stage, view), dest)
+        if progress is not None:
+            progress(1)
     write_jsonl(out / "data.jsonl", records)
     return out / "data.jsonl"
 
@@ -90,10 +97,12 @@ def import_release(
     setting: str = "event",
     shard_size: int = 100,
     small_size: tuple[int, int] = (160, 120),
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> TranceDataset:
     """Make a store in `out` holding the release folder's samples as split `split` (same PNG
-    bytes, the small copy made from their pixels); resumable like `tvr generate`."""
+    bytes, the small copy made from their pixels); resumable like `tvr generate`.
+    `progress(done, total)` as samples are imported (those of shards already there count as
+    done), the convention of `tvr.core.progress.DoneTotalBar`."""
     from PIL import Image
 
     from tvr.trance.dataset.generate import finish_split, prepare_folder, publish_shard, write_shard
@@ -132,11 +141,20 @@ def import_release(
         return res
 
     folder_out = shards_dir(out, split)
+    done = 0
+
+    def one_more(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, len(items))
+
     for k in range(config.num_shards(split)):
         final = folder_out / shard_name(k)
-        if (final / MANIFEST_FILE).is_file():
-            continue
         chunk = items[k * shard_size : (k + 1) * shard_size]
+        if (final / MANIFEST_FILE).is_file():
+            one_more(len(chunk))
+            continue
         tmp = folder_out / f"{temp_prefix(k)}import"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -148,7 +166,7 @@ def import_release(
             [s for s, _ in chunk],
             lambda s, paths=paths: images_of((s, paths[s.id])),
             tmp,
-            progress,
+            one_more,
         )
         publish_shard(tmp, final)
     finish_split(out, split, config)

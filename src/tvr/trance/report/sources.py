@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tvr.core.errors import UserError
+from tvr.core.progress import step_bar
 from tvr.trance.data.files import read_samples
 from tvr.trance.data.sample import Sample, image_name
 
@@ -93,8 +94,9 @@ def open_samples(path: Path, images: Path | None = None) -> ReportSource:
     return ReportSource(path, "samples", setting, [SplitSource(path.stem, samples, lookup)])
 
 
-def open_dataset_source(root: Path) -> ReportSource:
-    """A dataset folder made by `tvr generate`, through the dataset store."""
+def open_dataset_source(root: Path, progress: bool = False) -> ReportSource:
+    """A dataset folder made by `tvr generate`, through the dataset store; with `progress`, a
+    bar on stderr over the samples read (shard by shard: the release's 530,000 take minutes)."""
     try:
         from tvr.trance.dataset.store import open_dataset
     except ImportError:  # pragma: no cover - the store ships with the package
@@ -103,8 +105,13 @@ def open_dataset_source(root: Path) -> ReportSource:
         ) from None
     ds = open_dataset(root)
     splits = []
+    bar = step_bar(sum(len(ds.split(n)) for n in ds.splits), "reading", "sample", progress)
     for name in ds.splits:
         sp = ds.split(name)
+        samples = []
+        for shard in sp.shards:
+            samples += shard.samples
+            bar.update(len(shard.samples))
 
         def lookup(i: int, stage: str, view: str, sp=sp) -> Path | None:
             try:
@@ -113,14 +120,18 @@ def open_dataset_source(root: Path) -> ReportSource:
                 return None
             return p if p.is_file() else None
 
-        splits.append(SplitSource(name, sp.samples(), lookup))
+        splits.append(SplitSource(name, samples, lookup))
+    bar.close()
     if not splits:
         raise UserError(f"{root}: the dataset has no samples")
     return ReportSource(root, "dataset", ds.setting, splits)
 
 
-def open_source(path: str | Path, images: str | Path | None = None) -> ReportSource:
-    """Open DIR (a dataset folder, or a folder with samples.jsonl) or a samples.jsonl file."""
+def open_source(
+    path: str | Path, images: str | Path | None = None, progress: bool = False
+) -> ReportSource:
+    """Open DIR (a dataset folder, or a folder with samples.jsonl) or a samples.jsonl file
+    (`progress`: a bar over a dataset folder's samples)."""
     path = Path(path)
     images = Path(images) if images is not None else None
     if not path.exists():
@@ -136,4 +147,4 @@ def open_source(path: str | Path, images: str | Path | None = None) -> ReportSou
         )
     if images is not None:
         raise UserError("--images is for a samples.jsonl; a dataset folder holds its own images")
-    return open_dataset_source(path)
+    return open_dataset_source(path, progress)

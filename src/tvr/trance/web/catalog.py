@@ -175,18 +175,20 @@ class Catalog:
         if len(cands) > 1:
             raise UserError(
                 f"{path}: its sample ids are in the served {' and '.join(cands)} datasets and "
-                f"its lines fit both; name the setting: --predictions {cands[0]}:{path}"
+                f"its lines fit both; name the setting: --predictions {cands[0]}={path}"
             )
         return cands[0]
 
     def _load_predictions(self, path: Path) -> PredictionSet:
         path = Path(path)
         named = None
-        prefix, sep, rest = str(path).partition(":")
+        prefix, sep, rest = str(path).partition("=")
+        if not sep:  # SETTING:FILE, the form before tvr 0.2
+            prefix, sep, rest = str(path).partition(":")
         if sep and prefix in SETTINGS and not path.exists():
             named, path = prefix, Path(rest)
             if not path.exists():
-                raise UserError(f"--predictions {prefix}:{path}: no such file or folder")
+                raise UserError(f"--predictions {prefix}={path}: no such file or folder")
         name = path.stem
         if path.is_dir():
             cfg = path / "config.json"

@@ -432,6 +432,7 @@ def build_dataset(
                         "steps")  # fmt: skip
     folder = VideoFolder(config.videos)
     videos = [(r, str(p) if (p := folder.find(r.video_id)) else None) for r in eligible]
+    import av  # noqa: F401  (the video extra: missing, the command ends before any work)
     task = BuildTask(config, out, videos)
     engine.run_with_bar(task, lambda k: len(task.shard_videos(k)), len(videos), workers=workers,
                         desc="tranco build", unit="video", progress=progress)  # fmt: skip

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from tvr.core.errors import UserError
+from tvr.core.progress import step_bar
 from tvr.tranco.data.candidates import full_candidates
 from tvr.tranco.data.dataset import TrancoDataset, TrancoSample
 from tvr.tranco.data.formats import write_predictions
@@ -35,20 +36,24 @@ def split_features(
     device: str,
     cache_root: str | Path | None = None,
     batch_size: int = 64,
+    progress: bool = False,
 ) -> dict[str, torch.Tensor]:
-    """path -> unit feature of each image of `paths` under the trained model's encoder."""
+    """path -> unit feature of each image of `paths` under the trained model's encoder (with
+    `progress`, a bar on stderr over the images encoded now)."""
     if trained.recipe is not None:
         table: FeatureTable = feature_cache(
-            dataset, trained.recipe, trained.config.resize, cache_root, batch_size, device
-        )
+            dataset, trained.recipe, trained.config.resize, cache_root, batch_size, device,
+            progress=progress,
+        )  # fmt: skip
         index = table.index
         rows = table.features[torch.tensor([index[p] for p in paths], dtype=torch.long)]
     else:
         assert trained.model.encoder is not None
-        rows = encode_paths(
-            trained.model.encoder, [dataset.path(p) for p in paths], trained.config.resize,
-            batch_size, device,
-        )  # fmt: skip
+        with step_bar(len(paths), "encoding", "img", progress) as bar:
+            rows = encode_paths(
+                trained.model.encoder, [dataset.path(p) for p in paths], trained.config.resize,
+                batch_size, device, bar.update,
+            )  # fmt: skip
     return dict(zip(paths, rows, strict=True))
 
 
@@ -60,8 +65,10 @@ def predict_split(
     device: str | None = None,
     cache_root: str | Path | None = None,
     batch_size: int = 16,
+    progress: bool = False,
 ) -> list[tuple[str, list[str]]]:
-    """(sample id, predicted clip ids) of every sample of `split`, in file order."""
+    """(sample id, predicted clip ids) of every sample of `split`, in file order; with
+    `progress`, bars on stderr over the images encoded and the samples decoded."""
     if setting not in SETTINGS:
         raise ValueError(f"unknown candidate setting {setting!r}: one of {SETTINGS}")
     device = pick_device(device)
@@ -78,7 +85,7 @@ def predict_split(
     paths = sorted({p for s in samples for p in (s.initial, s.final)}
                    | {f for fs in frames.values() for f in fs})  # fmt: skip
     features = split_features(
-        trained, dataset, paths, device, cache_root, config.feature_batch_size
+        trained, dataset, paths, device, cache_root, config.feature_batch_size, progress
     )
     clip_row = {c: i for i, c in enumerate(clip_ids)}
     clip_matrix = torch.stack(
@@ -89,15 +96,18 @@ def predict_split(
     ).to(device)
     model = trained.model.to(device).eval()
     out: list[tuple[str, list[str]]] = []
-    for start in range(0, len(samples), batch_size):
-        chunk = samples[start : start + batch_size]
-        pools = [list(s.candidates or ()) if setting == "tiny" else pool for s in chunk]
-        picks = _decode_chunk(
-            model, chunk, pools, features, clip_matrix, clip_row, config.min_steps
-        )
-        out.extend(
-            (s.id, [p[i - 1] for i in seq]) for s, p, seq in zip(chunk, pools, picks, strict=True)
-        )
+    with step_bar(len(samples), f"decoding ({setting})", "sample", progress) as bar:
+        for start in range(0, len(samples), batch_size):
+            chunk = samples[start : start + batch_size]
+            pools = [list(s.candidates or ()) if setting == "tiny" else pool for s in chunk]
+            picks = _decode_chunk(
+                model, chunk, pools, features, clip_matrix, clip_row, config.min_steps
+            )
+            out.extend(
+                (s.id, [p[i - 1] for i in seq])
+                for s, p, seq in zip(chunk, pools, picks, strict=True)
+            )
+            bar.update(len(chunk))
     return out
 
 
@@ -139,8 +149,11 @@ def write_split_predictions(
     out: str | Path,
     device: str | None = None,
     cache_root: str | Path | None = None,
+    progress: bool = False,
 ) -> int:
     """Predict a split against one candidate setting and write the predictions file; returns
-    the number of predictions."""
-    predictions = predict_split(trained, dataset, split, setting, device, cache_root)
+    the number of predictions (`progress`: bars on stderr)."""
+    predictions = predict_split(
+        trained, dataset, split, setting, device, cache_root, progress=progress
+    )
     return write_predictions(out, predictions)

@@ -18,6 +18,7 @@ from pathlib import Path
 from lightning.pytorch.callbacks import Callback
 
 from tvr.core.errors import UserError
+from tvr.core.notices import warn_random_weights
 from tvr.training.runs import RunOptions, fit_run
 from tvr.training.runs import check_run_dir as shared_check_run_dir
 from tvr.tranco.data.dataset import TrancoDataset, open_dataset
@@ -68,6 +69,10 @@ def train(
     folder. Everything that can be wrong is checked before the folder is written."""
     check_run_dir(config)
     dataset = open_training_data(config)
+    if config.strategy == "frozen" and not config.clip_weights:
+        # scratch trains the encoder from random weights on purpose; frozen ones stay random
+        warn_random_weights(f"the frozen image encoder of {config.model}", "--clip-weights",
+                            config.encoder_seed)  # fmt: skip
     val_items = EvaluationItems(dataset, "val", config.clip_frames)
     val_paths = val_items.image_paths()
     digest = train_index = train_table = val_table = None
@@ -94,15 +99,15 @@ def train(
 
     result = fit_run(make_module, data, options, config.save, callbacks, progress_bar, epoch_lines)
     if predict and result.trainer.is_global_zero:
-        write_run_predictions(config, result.best, dataset)
+        write_run_predictions(config, result.best, dataset, progress_bar)
     return config.run_dir
 
 
 def write_run_predictions(
-    config: TrancoTrainConfig, checkpoint: Path, dataset: TrancoDataset
+    config: TrancoTrainConfig, checkpoint: Path, dataset: TrancoDataset, progress: bool = False
 ) -> list[Path]:
     """The test predictions of a checkpoint, tiny and full, in the run folder (none when the
-    dataset's test split is empty)."""
+    dataset's test split is empty); `progress`: bars on stderr."""
     if not dataset.split(PREDICT_SPLIT):
         log.warning("%s: no %s samples to predict", config.data, PREDICT_SPLIT)
         return []
@@ -112,7 +117,7 @@ def write_run_predictions(
         path = predictions_path(config.run_dir, setting)
         write_split_predictions(
             trained, dataset, PREDICT_SPLIT, setting, path, cache_device(config),
-            config.feature_cache,
+            config.feature_cache, progress,
         )  # fmt: skip
         written.append(path)
     return written

@@ -10,7 +10,8 @@ works on the result):
     OUT/report.json          the counts of the report (sources, drops, videos, splits)
     OUT/shards/shard-00003.jsonl     the job's shards: the records and skips of 50 samples
 
-The rules (the paper's section 3.2 and `../shared/spec/vtt-tranco.md`):
+The rules (the VTT paper's section 3.2; the released layout as in the release of
+github.com/hughplay/VTT, `meta/vtt.jsonl` and `states/`):
 - One sample per annotated video. Steps are put in time order (by start, then end; the count of
   videos whose source order differed is reported). A video is dropped, counting the first reason
   that holds, when it has no steps ("no steps"), more than `max_steps` = 12 steps ("more than 12
@@ -433,6 +434,7 @@ def build(
     check_same_config(out, config.to_dict(), what="a VTT build")
     annotated, counts = read_sources(config)
     plan = plan_samples(config, annotated, video_finder(videos), counts)
+    import av  # noqa: F401  (the video extra: missing, the command ends before any work)
     task = BuildTask(config, out, plan.samples)
     run_with_bar(task, lambda k: len(task.shard(k)), len(plan.samples),
                  workers=min(workers, os.cpu_count() or 1), desc="extracting states",

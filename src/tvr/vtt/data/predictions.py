@@ -1,6 +1,9 @@
 """Prediction files of VTT: JSON lines `{"id": sample id, "transformations": [N descriptions]}`.
 
-Other keys (a model's topic guess, the raw reply) are allowed and ignored. Each id appears once.
+The descriptions may also come under `"preds"`, the key of the released human results
+(`docs/lists/human_results/human.jsonl` of the VTT repository); a line with both keys uses
+`"transformations"`. Other keys (a model's topic guess, the raw reply, the raters' scores) are
+allowed and ignored. Each id appears once.
 How the descriptions meet the references (missing ones scored as empty, extra ones ignored, both
 counted) is decided where they are scored, in tvr.vtt.evaluate.
 """
@@ -12,6 +15,9 @@ from pathlib import Path
 
 from tvr.core.errors import InputError, quote
 from tvr.core.jsonl import iter_jsonl, skip_if_lenient, write_jsonl
+
+#: the keys a line's descriptions are read from, in order of preference
+KEYS: tuple[str, ...] = ("transformations", "preds")
 
 
 @dataclass(frozen=True)
@@ -44,15 +50,21 @@ def _prediction(path: Path, lineno: int, data: object, found: dict[str, Predicti
     sample_id = data.get("id")
     if not isinstance(sample_id, str) or not sample_id:
         raise InputError(path, lineno, "id", f"expected a sample id (a string), got {quote(sample_id)}")
-    if "transformations" not in data:
-        raise InputError(path, lineno, "transformations", "missing")
-    texts = data["transformations"]
+    key = next((k for k in KEYS if k in data), None)
+    if key is None:
+        why = 'missing (the list of descriptions, under "transformations" or "preds")'
+        response = data.get("response")
+        if isinstance(response, dict) and "preds" in response:
+            why += ("; the released multi-turn file keeps them under response.preds: lift them "
+                    "to the top first (docs/vtt.md, Reproducing Table 2)")  # fmt: skip
+        raise InputError(path, lineno, "transformations", why)
+    texts = data[key]
     if not isinstance(texts, list):
-        raise InputError(path, lineno, "transformations",
+        raise InputError(path, lineno, key,
                          f"expected a list of descriptions, got {quote(texts)}")  # fmt: skip
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise InputError(path, lineno, f"transformations[{i}]",
+            raise InputError(path, lineno, f"{key}[{i}]",
                              f"expected a string (\"\" if there is none), got {quote(text)}")  # fmt: skip
     if sample_id in found:
         raise InputError(path, lineno, "id",

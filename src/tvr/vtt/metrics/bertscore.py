@@ -18,11 +18,13 @@ which also avoids bert-score 0.3.13's failure on empty texts with transformers 5
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -143,16 +145,23 @@ def _extract(archive: Path, cache: Path) -> Path:
 
 
 def bertscore(
-    candidates: Sequence[str], references: Sequence[str], setting: BertScoreSetting
+    candidates: Sequence[str],
+    references: Sequence[str],
+    setting: BertScoreSetting,
+    progress: bool = False,
 ) -> list[float]:
-    """BERTScore F1 of each candidate against its reference in `setting` (0..1 scale)."""
+    """BERTScore F1 of each candidate against its reference in `setting` (0..1 scale);
+    `progress`: bert-score's own progress bars and lines, on stderr. All pairs go to the model in
+    one call (bert-score embeds each distinct text once: chunking would embed the references
+    again in every chunk, and take twice as long)."""
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates for {len(references)} references")
     raw = [0.0] * len(candidates)
     todo = [i for i, c in enumerate(candidates) if c.strip()]
     if todo:
-        for i, value in zip(todo, _model_f1([candidates[i] for i in todo],
-                                            [references[i] for i in todo], setting), strict=True):  # fmt: skip
+        args = ([candidates[i] for i in todo], [references[i] for i in todo], setting)
+        values = _model_f1(*args, verbose=True) if progress else _model_f1(*args)
+        for i, value in zip(todo, values, strict=True):
             raw[i] = value
     if setting.baseline is None:
         return raw
@@ -160,7 +169,9 @@ def bertscore(
     return [(f - b) / (1 - b) for f in raw]
 
 
-def _model_f1(candidates: list[str], references: list[str], setting: BertScoreSetting) -> list[float]:
+def _model_f1(
+    candidates: list[str], references: list[str], setting: BertScoreSetting, verbose: bool = False
+) -> list[float]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # local paths only; never reach the hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
@@ -171,12 +182,15 @@ def _model_f1(candidates: list[str], references: list[str], setting: BertScoreSe
     verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    # bert-score prints its progress lines on stdout, which holds the command's result
+    talk = contextlib.redirect_stdout(sys.stderr) if verbose else contextlib.nullcontext()
     try:
-        _, _, f1 = score(
-            candidates, references, model_type=str(setting.path), num_layers=setting.layer,
-            idf=False, rescale_with_baseline=False, lang="en",
-            use_fast_tokenizer=setting.fast_tokenizer, verbose=False,
-        )  # fmt: skip
+        with talk:
+            _, _, f1 = score(
+                candidates, references, model_type=str(setting.path), num_layers=setting.layer,
+                idf=False, rescale_with_baseline=False, lang="en",
+                use_fast_tokenizer=setting.fast_tokenizer, verbose=verbose,
+            )  # fmt: skip
     except OSError as err:
         raise UserError(f"BERTScore could not load {setting.path}: {err}") from None
     finally:

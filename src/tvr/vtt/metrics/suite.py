@@ -14,12 +14,14 @@ never reported as 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from tvr.core.progress import step_bar
 from tvr.vtt.metrics.bertscore import (
     NOT_PAPER,
     BertScoreSetting,
@@ -33,6 +35,10 @@ from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l, start_meteor
 from tvr.vtt.metrics.spice import UNAVAILABLE, corenlp_jars, spice
 from tvr.vtt.metrics.text import clip_words, ptb_tokenize
 from tvr.vtt.paper import METRICS
+
+#: descriptions per call of a per-description metric (one progress step; each description's
+#: score does not depend on the others, so the chunks change nothing but the bar)
+CHUNK = 1000
 
 
 @dataclass(frozen=True)
@@ -62,41 +68,54 @@ class MetricScores:
 
 
 def score_descriptions(
-    hypotheses: Sequence[str], references: Sequence[str], options: MetricOptions | None = None
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    options: MetricOptions | None = None,
+    progress: bool = False,
 ) -> dict[str, MetricScores]:
     """Every metric of Table 2 for hypotheses[i] against references[i], in paper.METRICS order.
-    CIDEr-D's document frequencies come from all of `references`: pass a whole split."""
+    CIDEr-D's document frequencies come from all of `references`: pass a whole split.
+    `progress`: a bar on stderr for each step (tokenising, then each metric)."""
     options = options or MetricOptions()
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
     # check the optional models' paths before the long part
+    import pycocoevalcap  # noqa: F401  (the vtt extra: missing, one line before any bar)
+
     bert = _bertscore_setting(options)
     if options.spice_corenlp is not None:
         corenlp_jars(options.spice_corenlp)
 
     n = len(hypotheses)
-    tokens = ptb_tokenize([*references, *hypotheses])
+    with step_bar(2 * n, "tokenising (PTB)", "text", progress) as bar:
+        tokens = ptb_tokenize([*references, *hypotheses])
+        bar.update(2 * n)
     refs, hyps = tokens[:n], tokens[n:]
     if n:
         start_meteor()  # Java loads METEOR's tables while the other metrics run
     found: dict[str, MetricScores] = {}
-    found["BLEU_4"] = MetricScores("BLEU_4", _x100(bleu4(hyps, refs)), {
+    bleu = _steps(bleu4, hyps, refs, "BLEU-4", progress)
+    found["BLEU_4"] = MetricScores("BLEU_4", _x100(bleu), {
         "available": True,
         "setting": f"NLTK {_version('nltk')} sentence_bleu, smoothing method 7, on PTB tokens",
     })  # fmt: skip
-    found["ROUGE_L"] = MetricScores("ROUGE_L", _x100(rouge_l(hyps, refs)), {
+    rouge = _steps(rouge_l, hyps, refs, "ROUGE-L", progress)
+    found["ROUGE_L"] = MetricScores("ROUGE_L", _x100(rouge), {
         "available": True,
         "setting": "coco-caption ROUGE-L (LCS F-measure, beta 1.2), on PTB tokens",
     })  # fmt: skip
     cider_refs = [clip_words(r) for r in refs]
-    found["CIDEr"] = MetricScores("CIDEr", _x100(cider_d([clip_words(h) for h in hyps], cider_refs)), {
+    cider_hyps = [clip_words(h) for h in hyps]  # one call: document frequencies from all refs
+    cider = _steps(cider_d, cider_hyps, cider_refs, "CIDEr-D", progress, chunk=None)
+    found["CIDEr"] = MetricScores("CIDEr", _x100(cider), {
         "available": True,
         "setting": f"coco-caption CIDEr-D (n 4, sigma 6), document frequencies from the {n} "
                    "references scored, on PTB tokens then CLIP's word split",
     })  # fmt: skip
-    found["SPICE"] = _spice(hyps, refs, options)
-    found["BERTScore"] = _bertscore(hypotheses, references, bert)
-    found["METEOR"] = MetricScores("METEOR", _x100(meteor(hyps, refs)), {
+    found["SPICE"] = _spice(hyps, refs, options, progress)
+    found["BERTScore"] = _bertscore(hypotheses, references, bert, progress)
+    meteor_scores = _steps(meteor, hyps, refs, "METEOR", progress)
+    found["METEOR"] = MetricScores("METEOR", _x100(meteor_scores), {
         "available": True,
         "setting": "coco-caption METEOR 1.5 (-l en -norm), per-description (segment) scores, "
                    "on PTB tokens",
@@ -104,10 +123,34 @@ def score_descriptions(
     return {name: found[name] for name in METRICS}
 
 
-def _spice(hyps: list[str], refs: list[str], options: MetricOptions) -> MetricScores:
+def _steps(
+    metric: Callable[[Sequence[str], Sequence[str]], list[float]],
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    desc: str,
+    progress: bool,
+    chunk: int | None = CHUNK,
+) -> list[float]:
+    """`metric(hyps, refs)` under a progress bar named `desc`: run on `chunk` descriptions at a
+    time (metrics whose scores are per description), or at once (chunk None: CIDEr-D)."""
+    out: list[float] = []
+    size = chunk or max(1, len(hyps))
+    with step_bar(len(hyps), desc, "descr", progress) as bar:
+        for start in range(0, len(hyps), size):
+            part = metric(hyps[start : start + size], refs[start : start + size])
+            out += part
+            bar.update(len(part))
+    return out
+
+
+def _spice(
+    hyps: list[str], refs: list[str], options: MetricOptions, progress: bool = False
+) -> MetricScores:
     if options.spice_corenlp is None:
         return MetricScores("SPICE", None, {"available": False, "reason": UNAVAILABLE})
-    result = spice(hyps, refs, options.spice_corenlp)
+    with step_bar(len(hyps), "SPICE", "descr", progress) as bar:
+        result = spice(hyps, refs, options.spice_corenlp)
+        bar.update(len(hyps))
     return MetricScores("SPICE", _x100(result.scores), {
         "available": True,
         "setting": f"coco-caption SPICE 1.0 with Stanford CoreNLP from {options.spice_corenlp}, "
@@ -129,12 +172,17 @@ def _bertscore_setting(options: MetricOptions) -> BertScoreSetting | str:
 
 
 def _bertscore(
-    hypotheses: Sequence[str], references: Sequence[str], setting: BertScoreSetting | str
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    setting: BertScoreSetting | str,
+    progress: bool = False,
 ) -> MetricScores:
     if isinstance(setting, str):
         return MetricScores("BERTScore", None, {"available": False, "reason": setting})
+    if progress:  # bert-score's own bars follow (embedding, then matching)
+        print(f"BERTScore ({setting.model}): {len(hypotheses)} descriptions", file=sys.stderr)
     scores = bertscore([clip_words(h) for h in hypotheses], [clip_words(r) for r in references],
-                       setting)  # fmt: skip
+                       setting, progress)  # fmt: skip
     info: dict[str, Any] = {
         "available": True,
         "setting": setting.describe() + ", on CLIP's word split of the raw texts",

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from tvr.core.errors import UserError
+from tvr.core.notices import warn_random_weights
 from tvr.training.clip_towers import (
     OPENAI_MEAN,
     OPENAI_STD,
@@ -95,18 +96,40 @@ class ClipImageEncoder(nn.Module):
         )  # fmt: skip
 
 
-def _build_visual(spec: EncoderSpec) -> nn.Module:
-    tiny = TINY_ARCHITECTURES.get(spec.name)
-    config = tiny if tiny is not None else shipped_config(spec.name)
+def architecture_config(name: str) -> dict[str, Any]:
+    """The open_clip model config of encoder `name`; UserError naming the choices if unknown."""
+    tiny = TINY_ARCHITECTURES.get(name)
+    config = tiny if tiny is not None else shipped_config(name)
     if config is None:
-        raise UserError(f"unknown image encoder {spec.name!r}: an open_clip architecture "
+        raise UserError(f"unknown image encoder {name!r}: an open_clip architecture "
                         f"(e.g. ViT-L-14, ViT-B-32, RN101) or one of {sorted(TINY_ARCHITECTURES)}")  # fmt: skip
+    return config
+
+
+def _build_visual(spec: EncoderSpec) -> nn.Module:
+    config = architecture_config(spec.name)
     if spec.weights is not None:
         check_weights(spec.weights)
     visual = build_tower(config, seed=spec.seed)
     if spec.weights is not None:
         load_tower_weights(visual, spec.weights, "--encoder-weights", spec.name)
     return visual
+
+
+#: the option of `tvr vtt train` and `tvr vtt baseline` that gives the encoder's weights
+WEIGHTS_OPTION = "--encoder-weights"
+
+
+def warn_if_random(spec: EncoderSpec, trained: bool = False, option: str = WEIGHTS_OPTION) -> bool:
+    """One warning line on stderr if `spec` has no weights file (its weights are random, from
+    its seed); `trained`: the encoder is trained in the run, starting from them; `option`: how
+    to give weights. True if warned."""
+    if spec.weights is not None:
+        return False
+    architecture_config(spec.name)  # an unknown name is an error, not a warning first
+    what = f"the image encoder {spec.name}" + (" (trained in this run)" if trained else "")
+    warn_random_weights(what, option, spec.seed)
+    return True
 
 
 def check_weights(weights: str) -> str:

@@ -84,11 +84,18 @@ class FeatureCache:
         batch_size: int = 32,
         device: str | torch.device = "cpu",
         progress: Callable[[int, int], None] | None = None,
+        hashing: Callable[[int, int], None] | None = None,
     ) -> torch.Tensor:
-        """(len(paths), D) features of the images, encoding the ones not cached yet."""
+        """(len(paths), D) features of the images, encoding the ones not cached yet;
+        `progress(done, total)` follows the encoding, `hashing(done, total)` the reading of the
+        images that finds which ones are cached."""
         if not paths:
             return torch.zeros(0, 0)
-        hashes = [image_hash(Path(p)) for p in paths]
+        hashes = []
+        for i, p in enumerate(paths, 1):
+            hashes.append(image_hash(Path(p)))
+            if hashing is not None and (i % 256 == 0 or i == len(paths)):
+                hashing(i, len(paths))
         todo: dict[str, Path] = {}
         for h, p in zip(hashes, paths, strict=True):
             if h not in self.index and h not in todo:

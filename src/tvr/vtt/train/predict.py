@@ -12,6 +12,7 @@ from tvr.core.errors import UserError
 from tvr.vtt.data.predictions import write_predictions
 from tvr.vtt.models import tokenizer
 from tvr.vtt.models.decoding import DecodeOptions
+from tvr.vtt.models.encoder import warn_if_random
 from tvr.vtt.train.config import VttTrainConfig
 from tvr.vtt.train.data import LabelSpace, VttSamples, collate
 from tvr.vtt.train.module import VttModule
@@ -41,10 +42,14 @@ def predict(
     feature_cache: str | Path | None = None,
     batch_size: int = 32,
     device: str | torch.device = "cpu",
+    warn_random: bool = True,
 ) -> dict[str, list[str]]:
-    """id -> the N descriptions decoded for each `split` sample of the folder `data`."""
+    """id -> the N descriptions decoded for each `split` sample of the folder `data`; a frozen
+    encoder without a weights file gets one warning line on stderr (unless not `warn_random`)."""
     cfg: VttTrainConfig = module.config
     model_cfg = cfg.model_config()
+    if warn_random and model_cfg.freeze_encoder:  # a trained encoder is in the checkpoint
+        warn_if_random(model_cfg.encoder_spec(), option="`tvr vtt train --encoder-weights`")
     cache = Path(feature_cache) if feature_cache is not None else cfg.cache_dir
     samples = VttSamples(data, model_cfg, [split], cache, LabelSpace.from_dict(module.labels.to_dict()),
                          cfg.encode_batch_size, device)  # fmt: skip

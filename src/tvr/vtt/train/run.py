@@ -21,6 +21,7 @@ from tvr.core.jsonl import write_json
 from tvr.training.runs import RunOptions, check_run_dir, fit_run
 from tvr.vtt.data.predictions import write_predictions
 from tvr.vtt.models.decoding import DecodeOptions
+from tvr.vtt.models.encoder import warn_if_random
 from tvr.vtt.train.config import VttTrainConfig
 from tvr.vtt.train.data import VttDataModule, VttSamples
 from tvr.vtt.train.module import VttModule
@@ -39,6 +40,8 @@ def train(
         check_run_dir(run_dir, config, VttTrainConfig.load)
     except ValueError as err:
         raise UserError(str(err)) from None
+    model_config = config.model_config()
+    warn_if_random(model_config.encoder_spec(), trained=not model_config.freeze_encoder)
     device = "cuda" if config.accelerator != "cpu" and torch.cuda.is_available() else "cpu"
     splits = ["train", "val"]
     samples = VttSamples(config.data, config.model_config(), splits, config.cache_dir,
@@ -69,7 +72,7 @@ def train(
         decode = DecodeOptions(config.decode, beam_size=config.beam_size)
         module = load_module(result.best, device)
         found = predict(module, config.data, config.predict_split, decode, config.cache_dir,
-                        config.batch_size, device)  # fmt: skip
+                        config.batch_size, device, warn_random=False)  # fmt: skip
         write_predictions(run_dir / "predictions.jsonl", found)
         write_json(run_dir / "predictions.config.json",
                    {"checkpoint": str(result.best), "split": config.predict_split,

@@ -16,11 +16,12 @@ from lightning.pytorch.callbacks import Callback
 from tvr.clevrer.data.layout import find_questions
 from tvr.clevrer.data.questions import has_answers, read_questions
 from tvr.clevrer.data.submission import write_submission
-from tvr.clevrer.models.baselines.config import BaselineConfig
+from tvr.clevrer.models.baselines.config import RESNETS, BaselineConfig
 from tvr.clevrer.models.baselines.model import load_cnn_weights, resnet_cnn
 from tvr.clevrer.models.baselines.module import BaselineData, BaselineModule
 from tvr.clevrer.models.baselines.predict import Baseline
 from tvr.clevrer.results import evaluate_into
+from tvr.core.notices import warn_random_weights
 from tvr.training.runs import fit_config, open_run
 
 
@@ -33,6 +34,10 @@ def train_baseline(
     """Train the baseline as configured (resuming its run folder); returns the run folder."""
     config.validate()
     pretrained = None
+    if config.uses_video and config.cnn in RESNETS and not config.cnn_weights:
+        # a ResNet is meant to start from ImageNet weights; the small CNN from scratch
+        warn_random_weights(f"the frame CNN {config.cnn}" + (" (frozen)" if config.freeze_cnn
+                            else " (trained in this run)"), "--cnn-weights")  # fmt: skip
     if config.cnn_weights and config.uses_video:  # read and checked before anything is written
         cnn, _ = resnet_cnn(config.cnn)
         load_cnn_weights(cnn, config.cnn_weights)

@@ -19,6 +19,7 @@ import torch
 from tvr.clevrer.data.questions import VideoQuestions
 from tvr.clevrer.models.parser.data import ROLES, ParserSample, parser_samples
 from tvr.clevrer.models.parser.module import ParserModule, pad
+from tvr.core.progress import step_bar
 from tvr.training.runs import load_run_module
 
 Key = tuple[int, int, int | None]
@@ -37,30 +38,35 @@ class Parser:
         return cls(module, torch.device(device))
 
     def parse(
-        self, samples: Sequence[ParserSample], batch_size: int = 256
+        self, samples: Sequence[ParserSample], batch_size: int = 256, progress: bool = False
     ) -> list[tuple[str, ...]]:
-        """The parse of each sample, in order."""
+        """The parse of each sample, in order; with `progress`, a bar over them on stderr."""
         words = self.module.word_vocab
         tokens = self.module.token_vocab
         max_length = self.module.config.max_length + 1
         out: list[tuple[str, ...] | None] = [None] * len(samples)
-        for role in ROLES:
-            index = [i for i, s in enumerate(samples) if s.role == role]
-            net = self.module.networks[role]
-            for k in range(0, len(index), batch_size):
-                chunk = index[k : k + batch_size]
-                ids = [words.encode(samples[i].words) for i in chunk]
-                lengths = torch.as_tensor([max(1, len(w)) for w in ids])
-                parsed = net.greedy(pad(ids).to(self.device), lengths, max_length)
-                for i, row in zip(chunk, parsed.tolist(), strict=True):
-                    out[i] = tokens.decode(row)
+        with step_bar(len(samples), "parsing", "text", progress) as bar:
+            for role in ROLES:
+                index = [i for i, s in enumerate(samples) if s.role == role]
+                net = self.module.networks[role]
+                for k in range(0, len(index), batch_size):
+                    chunk = index[k : k + batch_size]
+                    ids = [words.encode(samples[i].words) for i in chunk]
+                    lengths = torch.as_tensor([max(1, len(w)) for w in ids])
+                    parsed = net.greedy(pad(ids).to(self.device), lengths, max_length)
+                    for i, row in zip(chunk, parsed.tolist(), strict=True):
+                        out[i] = tokens.decode(row)
+                    bar.update(len(chunk))
         return [p if p is not None else () for p in out]
 
 
-def parse_questions(parser: Parser, videos: Sequence[VideoQuestions]) -> list[VideoQuestions]:
-    """`videos` with every program replaced by its parse."""
+def parse_questions(
+    parser: Parser, videos: Sequence[VideoQuestions], progress: bool = False
+) -> list[VideoQuestions]:
+    """`videos` with every program replaced by its parse (`progress`: a bar on stderr)."""
     samples = parser_samples(videos)
-    parses = dict(zip((_key(s) for s in samples), parser.parse(samples), strict=True))
+    parsed = parser.parse(samples, progress=progress)
+    parses = dict(zip((_key(s) for s in samples), parsed, strict=True))
     out = []
     for v in videos:
         questions = []
