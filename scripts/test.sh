@@ -22,6 +22,10 @@ python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt -e
 python3 -m ruff check src tests benchmarks scripts
 # the import rule of docs/architecture.md: core <- shared layers <- benchmarks <- cli, no cycles
 lint-imports --no-cache
+# Python 3.10 is the oldest supported: no newer syntax or standard library in the package (tomllib
+# is imported only where tomli stands in for it on 3.10)
+py310=$(vermin --quiet --no-tips --violations --eval-annotations --backport typing \
+  --exclude tomllib -t=3.10- src/tvr) || { echo "$py310"; exit 1; }
 python3 -m pytest -q
 # the base package alone on every Python this machine has: demo, evaluations, the one-line
 # message of every command that needs an extra (scripts/missing_extras.py), import contracts

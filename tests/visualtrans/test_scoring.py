@@ -213,7 +213,8 @@ def test_score_command_reads_the_official_runner_output(tmp_path, capsys):
     # strict by default: the torn line is named, nothing is scored or written
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert err.endswith(f"{results}, line 11: not valid JSON (unexpected character, column 2)")
+    assert err.endswith(f"{results}, line 11: not valid JSON (unexpected character, column 2) "
+                        "(--lenient skips bad lines, scoring them as wrong)")  # fmt: skip
     assert not out.exists()
     # --lenient: the torn line is counted, its item scored as missing
     assert main([*argv, "--lenient"]) == 0

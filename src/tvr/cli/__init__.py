@@ -16,7 +16,7 @@ from typing import Any
 
 from tvr import __version__
 from tvr.cli._common import TvrParser, output_record
-from tvr.core.errors import UserError, clip
+from tvr.core.errors import InputError, UserError, clip
 from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
 from tvr.core.output_lock import lock_output, release_all
@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             write_output_record(args.out, record)
         return status
     except UserError as err:
-        print(f"tvr {args.command}: error: {clip(str(err))}", file=sys.stderr)
+        print(f"tvr {args.command}: error: {clip(str(err))}{_lenient_hint(err, args)}",
+              file=sys.stderr)  # fmt: skip
         return 2
     except ModuleNotFoundError as err:  # an optional package: one line naming its extra
         message = missing_extra_message(err, f"tvr {_command_words(args)}")
@@ -136,6 +137,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         release_all()
+
+
+def _lenient_hint(err: UserError, args: argparse.Namespace) -> str:
+    """What a scoring command adds to a bad line of its predictions file: --lenient skips it."""
+    predictions = getattr(args, "predictions", None)
+    if (isinstance(err, InputError) and err.line is not None and getattr(args, "lenient", None)
+            is False and isinstance(predictions, Path) and Path(err.path) == predictions):  # fmt: skip
+        return " (--lenient skips bad lines, scoring them as wrong)"
+    return ""
 
 
 def _command_words(args: argparse.Namespace) -> str:

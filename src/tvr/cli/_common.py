@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,7 @@ def add_compare_options(p: argparse.ArgumentParser) -> None:
                        help="evaluation folder or detail.jsonl, LABEL= naming it (default its "
                        "folder's name)")  # fmt: skip
     p.add_argument("--labels", nargs=2, metavar=("LA", "LB"), help=argparse.SUPPRESS)
+    p.set_defaults(_prog=p.prog)
     note_renamed(p, "--labels LA LB", "LA=A LB=B")
     p.add_argument("--resamples", type=positive_int, default=10000,
                    help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
@@ -180,7 +182,7 @@ def compared_inputs(args: argparse.Namespace) -> tuple[tuple[str | None, Path], 
     on stderr) name them where LABEL= did not."""
     (la, a), (lb, b) = args.a, args.b
     if args.labels:
-        print(f"tvr: --labels is replaced by LABEL=PATH (e.g. {args.labels[0]}="
+        print(f"{getattr(args, '_prog', 'tvr')}: --labels is replaced by LABEL=PATH (e.g. {args.labels[0]}="
               f"{a}); it works until tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
         la, lb = la or args.labels[0], lb or args.labels[1]
     return (la, a), (lb, b)
@@ -303,6 +305,10 @@ class TvrParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
         args = list(sys.argv[1:] if args is None else args)
+        if getattr(self, "_tvr_json_was_file", False):  # `tvr stats ... --json FILE`, before 0.2
+            for flag, value in pairwise(args):
+                if flag == "--json" and value.endswith(".json") and not value.startswith("-"):
+                    self.error(f"--json prints the JSON now; write it to a file with --out {value}")
         renames = getattr(self, "_tvr_renames", {})
         if renames:
             args = self._translate(args, renames)
@@ -312,7 +318,8 @@ class TvrParser(argparse.ArgumentParser):
             alias, action = positional
             given = any(a in action.option_strings or a.split("=")[0] in action.option_strings
                         for a in args)  # fmt: skip
-            if action.required and not given:
+            asks_help = any(a in ("-h", "--help") for a in args)
+            if action.required and not given and not asks_help:
                 relaxed, action.required = action, False
         try:
             namespace, extras = super().parse_known_args(args, namespace)

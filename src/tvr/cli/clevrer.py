@@ -226,6 +226,9 @@ def generate_command(args: argparse.Namespace) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
+    from tvr.core.extras import require_extra
+
+    require_extra("clevrer", "tvr clevrer report", "av", "PIL")  # videos, and drawing the report
     from tvr.clevrer.report.writer import write_report
 
     path = write_report(args.data, args.out, videos=args.videos, gif=not args.no_gif,

@@ -396,6 +396,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         "--limit", type=positive_int, help="the split's first N videos only (detector, dynamics)"
     )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    p.add_argument("--out", type=Path,
+                   help="also write the answers (a question-answering run) or the parses (a "
+                   "parser run) to this file; they are always written into RUN/predictions/")  # fmt: skip
     p.set_defaults(func=predict_command)
 
     p = sub.add_parser(
@@ -505,6 +508,9 @@ def predict_command(args: argparse.Namespace) -> int:
     if not checkpoint.is_file():
         raise UserError(f"--run {args.run}: no checkpoints/{checkpoint.name}")
     if "data_root" in config:  # the frame parser's or the dynamics predictor's run
+        if args.out is not None:
+            raise UserError("--out is for a question-answering or parser run; a detector or "
+                            f"dynamics run writes its scores and rollouts into {args.run}")  # fmt: skip
         name = _output_name(args, config["data_root"])
         return _predict_part(args, config, args.data or config["data_root"], checkpoint, name)
     name = _output_name(args, config.get("data"))
@@ -513,6 +519,7 @@ def predict_command(args: argparse.Namespace) -> int:
 
         scores = write_parses(checkpoint, data, args.split, args.run, name)
         print(f"wrote {args.run}/predictions/{name}.json")
+        _copy_out(args, args.run / "predictions" / f"{name}.json")
         if scores:
             print(
                 f"exact program match: {100 * scores['all']['accuracy']:.1f}% of "
@@ -524,10 +531,20 @@ def predict_command(args: argparse.Namespace) -> int:
 
     path = write_answers(checkpoint, data, args.split, args.run, name=name)
     print(f"wrote {path}")
+    _copy_out(args, Path(path))
     summary = args.run / "eval" / name / "summary.md"
     if summary.is_file():
         print(summary.read_text().strip().strip("`").strip())
     return 0
+
+
+def _copy_out(args: argparse.Namespace, path: Path) -> None:
+    """--out of `clevrer predict`: the run's predictions file, also at the path the user named."""
+    if args.out is not None:
+        from tvr.core.jsonl import write_file_bytes
+
+        write_file_bytes(args.out, path.read_bytes())
+        print(f"wrote {args.out}")
 
 
 def _predict_part(

@@ -103,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.out is None:
         raise UserError("option 'out' (--out): give the dataset folder")
+    from tvr.core.extras import require_modules
     from tvr.trance.dataset.generate import generate_dataset
 
+    if args.ray:
+        require_modules("ray")  # said before the job starts (its progress bar, its folder)
     ds = generate_dataset(
         config, args.out, workers=args.workers, ray=args.ray, progress=not args.quiet
     )

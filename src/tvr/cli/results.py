@@ -14,9 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "results",
         help="result tables and plots of runs (Table 3, 4, 5, Fig. 7, 8), beside the papers'",
-        description="Each RUN is a training run folder (scored against --samples, --data or the "
-        "dataset it was trained on; the evaluation is cached in RUN/eval/), an evaluation folder "
-        "of `tvr evaluate` (summary.json) or a predictions file (with --samples or --data), "
+        description="Each RUN is a training run folder (scored against --data or the dataset it "
+        "was trained on; the evaluation is cached in RUN/eval/), an evaluation folder of "
+        "`tvr evaluate` (summary.json) or a predictions file (with --data), "
         "optionally written LABEL=PATH (e.g. Human=tester1.jsonl). Runs with the same label and "
         "different settings share a Table 3 row. Writes table3/table4/table5/fig7/fig8 .md .csv "
         ".json, fig7.png, fig8.png, learning_curves.png and results.md to --out, and prints "

@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="also write the statistics to this JSON file")
     renamed_positional(p, "SAMPLES", "--data")
     note_renamed(p, "--json FILE", "--out FILE (--json prints the JSON)")
+    p._tvr_json_was_file = True  # type: ignore[attr-defined]  (a former --json FILE is explained)
     p.set_defaults(func=run)
 
 

@@ -270,6 +270,9 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
 
 
 def testbed_command(args: argparse.Namespace) -> int:
+    from tvr.core.extras import require_modules
+
+    require_modules("moderngl")  # the raster renderer: its extra is said before the job starts
     from tvr.trance.testbeds.text import (
         RECORDS_FILE,
         TextTestbedConfig,
@@ -445,8 +448,8 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--encoder-seed", type=int, help="seed of random encoder weights (default 0)")
     p.add_argument("--train-encoder", action="store_true",
                    help="train the image encoder too (default: frozen, features cached)")  # fmt: skip
-    p.add_argument("--dim", type=positive_int, help="model width (default: the --size's)")
-    p.add_argument("--heads", type=positive_int, help="attention heads (default: the --size's)")
+    p.add_argument("--dim", type=positive_int, help="model width (default: the --model-size's)")
+    p.add_argument("--heads", type=positive_int, help="attention heads (default: the --model-size's)")
     p.add_argument("--vocab", choices=("clip", "train"),
                    help="clip: the decoder reads and predicts all 49,408 CLIP ids (the paper; "
                    "default); train: only the ids of the training descriptions (much faster on "

@@ -69,3 +69,27 @@ def missing_extra(err: ImportError, what: str) -> UserError:
     """The UserError of a missing optional package, for `raise missing_extra(err, what) from
     None`: `missing_extra_message`, or "{what}: {err}" for a module no extra provides."""
     return UserError(missing_extra_message(err, what) or f"{what}: {err}")
+
+
+def require_modules(*names: str) -> None:
+    """Import the optional modules `names` now, before a command starts its work (a progress
+    bar, a job folder): a missing one raises ModuleNotFoundError, which `tvr.cli.main` reports as
+    the one line naming its extra."""
+    import importlib
+
+    for name in names:
+        importlib.import_module(name)
+
+
+def require_extra(extra: str, what: str, *names: str) -> None:
+    """Import the modules `names` of extra `extra` now; a missing one is the UserError
+    "{what} needs the {extra} extra (M is not installed): pip install 'tvr[{extra}]'", naming the
+    extra that brings all a command needs (e.g. clevrer: its videos and the renderer)."""
+    import importlib
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            raise UserError(f"{what} needs the {extra} extra ({err.name} is not installed): "
+                            f"pip install 'tvr[{extra}]'") from None  # fmt: skip

@@ -241,7 +241,7 @@ def metric_table(rows: list[dict[str, Any]], name: str = "metric", digits: int =
     lines = [table_row(COLUMNS), table_row(["---"] + ["---:"] * (len(COLUMNS) - 2) + ["---"])]
     for r in rows:
         values = [f"{r['a']:.{digits}f}", f"{r['b']:.{digits}f}"]
-        values += [f"{r[k]:+.{digits}f}" for k in ("difference", "low", "high")]
+        values += [f"{round(r[k], digits) + 0.0:+.{digits}f}" for k in ("difference", "low", "high")]  # no "-0"
         lines.append(table_row([r[name], str(r["n"]), *values, p_text(r["p"]), r["test"]]))
     return lines
 

@@ -77,7 +77,9 @@ def epoch_seeded(loader: DataLoader, seed: int, epoch_of: Callable[[], int]) -> 
     sampler = loader.sampler
     simple = isinstance(sampler, (RandomSampler, SequentialSampler)) and loader.batch_size
     if not simple or (isinstance(sampler, RandomSampler) and sampler.replacement):
-        log.warning("training loader with its own sampler: epochs are not reseeded on resume")
+        # a sampler of the benchmark's own seeds each epoch itself from (seed, epoch): TRANCO's
+        # EpochSampler, the CLEVRER parser's RoleBatches
+        log.debug("training loader with its own sampler: left to seed its epochs itself")
         return loader
     kwargs: dict[str, Any] = dict(
         batch_size=loader.batch_size,

@@ -48,6 +48,7 @@ class _NoAdverts(logging.Filter):
     DROPPED = re.compile(
         r"💡 Tip|seamless cloud|try installing \[lit|^(GPU|TPU|HPU|IPU) available: "
         r"|^LOCAL_RANK: \d+ - CUDA_VISIBLE_DEVICES|^`Trainer\.fit` stopped: `max_epochs="
+        r"|^Loading `train_dataloader` to estimate number of stepping batches"
     )
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -62,6 +63,10 @@ for _name in (
     logging.getLogger(_name).addFilter(_NoAdverts())
 # a deprecation inside Lightning itself (its _pytree helper), printed on every run
 warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\)` is deprecated")
+# a small run (an epoch of fewer batches than the logging interval): the run's epoch lines and
+# metrics.csv hold every epoch's numbers, so the note says nothing a user needs
+warnings.filterwarnings("ignore", message=r"The number of training batches \(\d+\) is smaller than "
+                        r"the logging interval")  # fmt: skip
 
 M = TypeVar("M", bound=L.LightningModule)
 

@@ -201,10 +201,11 @@ class ChatClient:
     async def _attempt(self, messages: list[dict[str, Any]], attempt: int) -> ChatReply:
         assert self._http is not None, "use ChatClient as an async context manager"
         body = {"model": self.endpoint.model, "messages": messages, **self.sampling.payload()}
-        try:
-            async with asyncio.timeout(self.policy.timeout_s):
-                response = await self._http.post(self.endpoint.url, json=body)
-        except (TimeoutError, httpx.TimeoutException):
+        try:  # wait_for, not asyncio.timeout: Python 3.10 has no asyncio.timeout
+            response = await asyncio.wait_for(
+                self._http.post(self.endpoint.url, json=body), self.policy.timeout_s
+            )
+        except (TimeoutError, asyncio.TimeoutError, httpx.TimeoutException):
             raise _AttemptFailed(f"timed out after {self.policy.timeout_s:g} s", True) from None
         except httpx.TransportError as err:
             raise _AttemptFailed(f"connection error: {type(err).__name__}: {err}", True) from None

@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,7 @@ def runs_log_path(results: str | Path) -> Path:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def check_model_matches(existing: dict[str, dict[str, Any]], model: str, path: Path) -> None:
@@ -171,9 +171,8 @@ async def run_items(
     client = ChatClient(endpoint, sampling, policy, max_connections=concurrency)
     try:
         with ResultsWriter(out) as writer:
-            async with client, asyncio.TaskGroup() as group:
-                for _ in range(min(concurrency, len(todo))):
-                    group.create_task(worker(client, writer))
+            async with client:
+                await _all_or_none(worker(client, writer) for _ in range(min(concurrency, len(todo))))
     finally:
         if bar is not None:
             bar.close()
@@ -245,6 +244,19 @@ async def _ask(
     record["finished_at"] = _now()
     record["meta"] = dict(item.meta)
     return record
+
+
+async def _all_or_none(coroutines: Any) -> None:
+    """Run the workers together; the first to fail cancels the others (what asyncio.TaskGroup
+    does on Python 3.11+, written for 3.10 too)."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -49,7 +49,7 @@ def commit(db: Session) -> None:
 
 
 def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
 class Base(DeclarativeBase):

@@ -115,8 +115,10 @@ def test_lstm_two_epochs_then_predict_and_evaluate_through_the_cli(symbolic_set,
     summary = json.loads((run / "eval" / "validation" / "summary.json").read_text())
     assert summary["score"]["missing"] == {"videos": 0, "questions": 0, "options": 0}
     # predict the test split and score it with `tvr clevrer evaluate`
-    assert main(["clevrer", "predict", "--run", str(run), "--split", "test"]) == 0
+    assert main(["clevrer", "predict", "--run", str(run), "--split", "test",
+                 "--out", str(tmp_path / "answers.json")]) == 0  # fmt: skip
     answers = run / "predictions" / "test.json"
+    assert (tmp_path / "answers.json").read_bytes() == answers.read_bytes()  # --out: a copy
     submitted = read_submission(answers)
     gold = read_questions(symbolic_set / "questions" / "test.json")
     assert [v.scene_index for v in submitted] == [v.scene_index for v in gold]

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tvr.clevrer.programs.facts import Event
-from tvr.clevrer.world.physics import RunTrace
+
+if TYPE_CHECKING:  # physics imports pybullet; reading events from files needs none
+    from tvr.clevrer.world.physics import RunTrace
 
 KIND_ORDER = {"in": 0, "collision": 1, "out": 2}
 

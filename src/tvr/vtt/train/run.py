@@ -41,6 +41,8 @@ def train(
     except ValueError as err:
         raise UserError(str(err)) from None
     model_config = config.model_config()
+    import open_clip  # noqa: F401  (a missing clip extra is said before anything else)
+
     warn_if_random(model_config.encoder_spec(), trained=not model_config.freeze_encoder)
     device = "cuda" if config.accelerator != "cpu" and torch.cuda.is_available() else "cpu"
     splits = ["train", "val"]
