@@ -114,7 +114,7 @@ def test_bad_input_is_one_line(evaluations, capsys, case, words):
     capsys.readouterr()
     assert main(["clevrer", "compare", str(a), str(b)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("tvr clevrer: error: ") and words in err
+    assert err.count("\n") == 1 and err.startswith("tvr clevrer compare: error: ") and words in err
 
 
 def test_a_missing_evaluation_exits_2_without_a_traceback(tmp_path, evaluations):
@@ -122,7 +122,7 @@ def test_a_missing_evaluation_exits_2_without_a_traceback(tmp_path, evaluations)
                            str(evaluations["truth"]), str(tmp_path / "nowhere")],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr == f"tvr clevrer: error: {tmp_path / 'nowhere'}: no such file or folder\n"
+    assert done.stderr == f"tvr clevrer compare: error: {tmp_path / 'nowhere'}: no such file or folder\n"
 
 
 def _set_folder(tmp_path):
@@ -186,7 +186,7 @@ def test_stats_of_bad_data_is_one_line(tmp_path, case):
     done = subprocess.run([sys.executable, "-m", "tvr", "clevrer", "stats", "--data", str(bad)],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("tvr clevrer: error: ")
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("tvr clevrer stats: error: ")
 
 
 def test_baseline_kind_is_positional_and_the_old_option_still_works(tmp_path, capsys):

@@ -72,7 +72,7 @@ def test_a_malformed_answer_file_gives_one_line_and_exit_2(tmp_path):
     assert run.returncode == 2
     assert "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines() == [
-        f"tvr clevrer: error: {answers}, field '[1].questions[4].choices[0].answer': unknown "
+        f"tvr clevrer evaluate: error: {answers}, field '[1].questions[4].choices[0].answer': unknown "
         "value 'yes' (expected one of: correct, error, wrong)"
     ]
 

@@ -266,7 +266,7 @@ def test_a_learned_part_without_its_run_is_one_line(symbolic_set, tmp_path, caps
     )
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["tvr clevrer: error: --programs model needs --parser (a trained run)"]
+    assert err == ["tvr clevrer nsdr: error: --programs model needs --parser (a trained run)"]
 
 
 def test_every_part_learned_two_epochs_each_ends_in_answers_that_evaluate_scores(

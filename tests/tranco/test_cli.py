@@ -117,7 +117,7 @@ def test_bad_input_is_one_line_without_a_traceback(tmp_path, prediction, message
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1
-    assert done.stderr.startswith(f"tvr tranco: error: {predictions}, ")
+    assert done.stderr.startswith(f"tvr tranco evaluate: error: {predictions}, ")
     assert message in done.stderr
 
 
@@ -139,5 +139,5 @@ def test_stats_on_a_file_says_it_wants_a_folder(tmp_path, capsys):
     samples = _samples(tmp_path)
     assert main(["tranco", "stats", "--data", str(samples)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"tvr tranco: error: {samples}: is a file; a TRANCO dataset is a folder "
+    assert err == (f"tvr tranco stats: error: {samples}: is a file; a TRANCO dataset is a folder "
                    "(with dataset.json)")  # fmt: skip

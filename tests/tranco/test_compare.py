@@ -147,4 +147,4 @@ def test_the_command_exits_2_without_a_traceback(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tvr", "tranco", "compare", str(a),
                            str(tmp_path / "nowhere")], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr == f"tvr tranco: error: {tmp_path / 'nowhere'}: no such file or folder\n"
+    assert done.stderr == f"tvr tranco compare: error: {tmp_path / 'nowhere'}: no such file or folder\n"

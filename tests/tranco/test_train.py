@@ -122,7 +122,9 @@ def test_train_predict_evaluate_chain(dataset_root, tmp_path, capsys):
     pred = tmp_path / "pred_full.jsonl"
     assert main(["tranco", "predict", "--checkpoint", str(run / "checkpoints" / "best.ckpt"),
                  "--data", str(dataset_root), "--candidates", "full", "--out", str(pred)]) == 0  # fmt: skip
-    assert "decoding (full)" in capsys.readouterr().err  # progress on stderr, off with --quiet
+    err = capsys.readouterr().err
+    assert "decoding (full)" in err  # progress on stderr, off with --quiet
+    assert err.count("random weights") == 1  # the run's frozen encoder had no --clip-weights
     assert main(["tranco", "predict", "--checkpoint", str(run / "checkpoints" / "best.ckpt"),
                  "--data", str(dataset_root), "--out", str(tmp_path / "quiet.jsonl"),
                  "--quiet"]) == 0  # fmt: skip

@@ -208,4 +208,4 @@ def test_bad_input_to_compare_is_one_line(data, tmp_path, capsys, case, words):
         (other / "detail.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     code, _, err = _run(capsys, "visualtrans", "compare", good, other)
     assert code == 2 and err.count("\n") == 1 and words in err
-    assert err.startswith("tvr visualtrans: error: ")
+    assert err.startswith("tvr visualtrans compare: error: ")

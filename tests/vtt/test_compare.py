@@ -151,5 +151,5 @@ def test_the_command_exits_2_without_a_traceback(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tvr", "vtt", "compare", str(a), str(b)],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"tvr vtt: error: {b / 'detail.jsonl'}, line 1, field 'id': ")
+    assert done.stderr.startswith(f"tvr vtt compare: error: {b / 'detail.jsonl'}, line 1, field 'id': ")
     assert done.stderr.count("\n") == 1

@@ -122,5 +122,5 @@ def test_evaluate_input_errors_are_one_line(tmp_path, capsys):
     for extra, words in cases:
         assert main(["vtt", "evaluate", "--data", str(records), *extra]) == 2
         err = capsys.readouterr().err.strip()
-        assert err.startswith("tvr vtt: error: ") and words in err
+        assert err.startswith("tvr vtt evaluate: error: ") and words in err
         assert "\n" not in err and "Traceback" not in err

@@ -126,5 +126,5 @@ def test_stats_command(tmp_path, capsys):
     (tmp_path / "states").mkdir()
     assert main(["vtt", "stats", "--data", str(path), "--states", str(tmp_path / "states")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"tvr vtt: error: {path}, line 1: state image ")
+    assert err.startswith(f"tvr vtt stats: error: {path}, line 1: state image ")
     assert "12 of 12 state images" in err and "\n" not in err

@@ -45,6 +45,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.vtt",
     "tvr.cli.tranco",
     "tvr.cli.serve",
+    "tvr.cli.export",
 )
 
 
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    _name_leaves(parser)
     return parser
 
 
@@ -115,28 +117,43 @@ def main(argv: list[str] | None = None) -> int:
             write_output_record(args.out, record)
         return status
     except UserError as err:
-        print(f"tvr {args.command}: error: {clip(str(err))}{_lenient_hint(err, args)}",
+        print(f"{_prog(args)}: error: {clip(str(err))}{_lenient_hint(err, args)}",
               file=sys.stderr)  # fmt: skip
         return 2
     except ModuleNotFoundError as err:  # an optional package: one line naming its extra
-        message = missing_extra_message(err, f"tvr {_command_words(args)}")
+        message = missing_extra_message(err, _prog(args))
         if message is None:
             raise
-        print(f"tvr {args.command}: error: {message}", file=sys.stderr)
+        print(f"{_prog(args)}: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError as err:
         if _stdout_closed():  # `tvr ... | head`: the reader has all it wanted
             return 0
-        print(f"tvr {args.command}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
+        print(f"{_prog(args)}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
         return 2
     except OSError as err:  # a path the system refused (--out read-only, a file in the way)
-        print(f"tvr {args.command}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
+        print(f"{_prog(args)}: error: {os_error_message(err, parser, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"tvr {args.command}: interrupted", file=sys.stderr)
+        print(f"{_prog(args)}: interrupted", file=sys.stderr)
         return 130
     finally:
         release_all()
+
+
+def _prog(args: argparse.Namespace) -> str:
+    """The command as its messages name it: "tvr clevrer evaluate", "tvr evaluate"."""
+    return getattr(args, "_tvr_prog", None) or f"tvr {args.command}"
+
+
+def _name_leaves(parser: argparse.ArgumentParser) -> None:
+    """Give every sub-command that runs something its full name (`_tvr_prog`), for messages."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        parser.set_defaults(_tvr_prog=parser.prog)
+    for sub in subs:
+        for child in sub.choices.values():
+            _name_leaves(child)
 
 
 def _lenient_hint(err: UserError, args: argparse.Namespace) -> str:
@@ -146,12 +163,6 @@ def _lenient_hint(err: UserError, args: argparse.Namespace) -> str:
             is False and isinstance(predictions, Path) and Path(err.path) == predictions):  # fmt: skip
         return " (--lenient skips bad lines, scoring them as wrong)"
     return ""
-
-
-def _command_words(args: argparse.Namespace) -> str:
-    """The command as typed, up to its sub-command ("clevrer generate")."""
-    sub = getattr(args, f"{args.command}_command", None)
-    return f"{args.command} {sub}" if isinstance(sub, str) else args.command
 
 
 def _lock_outputs(args: argparse.Namespace) -> None:

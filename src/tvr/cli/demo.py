@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(soft_wrap=True)  # a status line is one line, also when piped
     start = time.perf_counter()
     prepare_output_folder(args.out)
     config = GenerateConfig.for_setting(

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     )
     report = write_report(source, config)
     stats = report["stats"]
-    console = Console()
+    console = Console(soft_wrap=True)  # a status line is one line, also when piped
     console.print(f"[bold]report:[/bold] {out / 'index.html'}")
     console.print(
         f"{report['scope']}: {stats['samples']:,} samples; splits "

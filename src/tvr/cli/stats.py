@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=2))
         return 0
-    console = Console()
+    console = Console(soft_wrap=True)  # a status line is one line, also when piped
     console.print(f"[bold]{path}[/bold]: {len(samples)} samples")
     console.print(order_sensitive_line(stats))
     for table in stats_tables(stats):

@@ -201,6 +201,12 @@ def predict_command(args: argparse.Namespace) -> int:
 
     trained = load_trained(args.checkpoint)
     dataset = open_dataset(args.data)
+    if trained.config.strategy == "frozen" and not trained.config.clip_weights:
+        from tvr.core.notices import warn_random_weights
+
+        warn_random_weights(f"the frozen image encoder of {trained.config.model} (as in its "
+                            "training run)", "`tvr tranco train --clip-weights`",
+                            trained.config.encoder_seed)  # fmt: skip
     count = write_split_predictions(
         trained, dataset, args.split, args.candidates, args.out, _torch_device(args), args.feature_cache,
         progress=not args.quiet,

@@ -13,7 +13,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tvr.cli._common import non_negative_int, positive_float, positive_int
+from tvr.cli._common import (
+    add_overwrite_option,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from tvr.core.errors import UserError
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 from tvr.vlm.tasks import task_names
@@ -44,7 +49,8 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         required=True,
         type=Path,
         help="VisualTrans JSON file (or its folder), TRANCE samples.jsonl (or a dataset "
-        "folder), VTT records (meta/vtt.jsonl or the release folder), or a TRANCO dataset folder",
+        "folder), VTT records (meta/vtt.jsonl or the release folder), a TRANCO dataset folder, "
+        "or a CLEVRER set's folder (its --split) or question file",
     )
     p.add_argument(
         "--images",
@@ -53,7 +59,8 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         "paths in the JSON are relative to it, default its images/ folder or its folder; "
         "TRANCE: holds {id}-init.C.png and {id}-fin.{L,C,R}.png, in it or a folder below, "
         "default the samples' folder; VTT: the states/ folder of {id}_{N+1}_{i}.jpg, default "
-        "the release folder's; TRANCO: default the dataset folder)",
+        "the release folder's; TRANCO: default the dataset folder; CLEVRER: where the videos "
+        "are, default the set's folder)",
     )
     p.add_argument(
         "--setting",
@@ -86,6 +93,21 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
         "--with-topic",
         action="store_true",
         help="VTT strip/sep only: the prompt that also asks for the topic (Fig. 8's +Topic)",
+    )
+    p.add_argument(
+        "--frames",
+        type=positive_int,
+        default=8,
+        help="CLEVRER only: frames sent per video, evenly spaced from its first to its last "
+        "(default 8)",
+    )
+    p.add_argument(
+        "--video",
+        choices=("frames", "inline", "path"),
+        default="frames",
+        help="CLEVRER only: send the video as --frames images (default), or for endpoints that "
+        "take video (a video_url part) the mp4 inline as a data URL, or its path as a file:// "
+        "URL (a server on the same disk)",
     )
 
 
@@ -155,7 +177,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="TRANCE, VTT, TRANCO: turn replies into a predictions file for `tvr evaluate`, "
-        "`tvr vtt evaluate` or `tvr tranco evaluate`",
+        "`tvr vtt evaluate` or `tvr tranco evaluate` (CLEVRER: an answer file for "
+        "`tvr clevrer evaluate`)",
         description="TRANCE: read each reply as JSON steps and write one prediction line per "
         'item: {"id": SAMPLE, "steps": [{"obj": 3, "value": "color.red"}, ...]} (View adds '
         '"view"). Replies that cannot be read, failed requests and items without a reply get '
@@ -166,7 +189,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "unreadable replies and items without a reply are listed in OUT.unparsed.jsonl. "
         'TRANCO: read each reply\'s list of clip numbers and write {"id", "clips"} lines for '
         "`tvr tranco evaluate`; unreadable replies and items without a reply get no clips "
-        "(scored wrong) and are listed in OUT.unparsed.jsonl.",
+        "(scored wrong) and are listed in OUT.unparsed.jsonl. CLEVRER: read each reply as a "
+        "word or number (descriptive) or a verdict per choice and write the answer file (the "
+        "challenge's format) for `tvr clevrer evaluate`; questions whose reply cannot be read "
+        "are left out (scored wrong) and listed in OUT.unparsed.jsonl.",
     )
     _add_task_options(p)
     p.add_argument("--results", required=True, type=Path, help="results JSONL of `tvr vlm run`")
@@ -186,12 +212,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--item", type=non_negative_int, default=0, help="item number (default 0)")
     p.set_defaults(func=prompt_command)
 
+    p = sub.add_parser(
+        "report",
+        help="one leaderboard of scored VLM runs over any benchmarks (Markdown, CSV, JSON, PNG)",
+        description="Collect scored VLM runs into one table and one plot: each RUN is the --out "
+        "folder of a benchmark's evaluate command (tvr evaluate, tvr vtt/tranco/visualtrans/"
+        "clevrer evaluate), optionally LABEL=PATH. The model comes from the run log of the "
+        "results file the predictions were exported from; the paper's metrics, the paper's "
+        "published rows and each run's parse failures (unreadable replies / items) are shown. "
+        "Writes leaderboard.md, .csv, .json and .png into --out. See docs/leaderboard.md.",
+    )
+    p.add_argument("runs", nargs="+", metavar="[LABEL=]EVAL_DIR", help="evaluation folders")
+    p.add_argument("--out", required=True, type=Path, help="folder to write the leaderboard to")
+    p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    add_overwrite_option(p, "a leaderboard")
+    p.set_defaults(func=report_command)
+
 
 #: task -> the options of its adapter, from the command line
 TASK_OPTIONS = {
     "trance": lambda a: {"setting": a.setting, "views": a.views, "split": a.split},
     "vtt": lambda a: {"split": a.split, "variant": a.variant, "topic": a.with_topic},
     "tranco": lambda a: {"split": a.split},
+    "clevrer": lambda a: {"split": a.split, "frames": a.frames, "video": a.video},
 }
 
 
@@ -264,8 +307,15 @@ def _export_tranco(task, results: Path, out: Path) -> str:
     return summary_line(export_predictions(task, results, out))
 
 
+def _export_clevrer(task, results: Path, out: Path) -> str:
+    from tvr.clevrer.vlm_task import export_predictions, summary_line
+
+    return summary_line(export_predictions(task, results, out))
+
+
 #: task -> its exporter (results file -> predictions file; returns the line to print)
-EXPORTERS = {"trance": _export_trance, "vtt": _export_vtt, "tranco": _export_tranco}
+EXPORTERS = {"trance": _export_trance, "vtt": _export_vtt, "tranco": _export_tranco,
+             "clevrer": _export_clevrer}  # fmt: skip
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -300,3 +350,9 @@ def prompt_command(args: argparse.Namespace) -> int:
         print(followup.render({**item.fields, **turn.fields}))
         print(json.dumps({"images": [str(p) for p in turn.images]}))
     return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from tvr.vlm.report import report
+
+    return report(args.runs, args.out, as_json=args.json)

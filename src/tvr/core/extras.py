@@ -39,6 +39,8 @@ MODULE_EXTRAS: dict[str, str] = {
     # the web app
     "fastapi": "web", "uvicorn": "web", "sqlalchemy": "web", "jinja2": "web",
     "multipart": "web", "starlette": "web", "pydantic": "web",
+    # `tvr export hf`: Hugging Face datasets folders
+    "datasets": "hf", "pyarrow": "hf",
     # the text-bias probes
     "sklearn": "bench",
 }  # fmt: skip

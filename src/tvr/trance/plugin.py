@@ -1,11 +1,14 @@
-"""TRANCE's parts of the shared layers: VLM task, result tables, web pages (a `tvr.benchmarks` entry point)."""
+"""TRANCE's parts of the shared layers: VLM task, result tables, leaderboard reader, web pages (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tvr.core.hf_export import register_exporter
 from tvr.results.registry import TableSpec, register_table
+from tvr.trance import paper
 from tvr.trance.results import tables
+from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
 from tvr.web.pages import register_pages
 
@@ -17,6 +20,15 @@ def _trance_task(data: Any, images: Any, **options: Any) -> Any:
 
 
 register_task("trance", _trance_task)
+
+
+def _trance_hf(data: Any, splits: Any = None) -> Any:
+    from tvr.trance.hf_export import export_trance  # datasets only when exporting (the hf extra)
+
+    return export_trance(data, splits)
+
+
+register_exporter("hf", "trance", _trance_hf)
 
 
 def _trance_pages(config: Any) -> Any:
@@ -45,3 +57,37 @@ register_table(
     "trance",
     TableSpec("fig8", lambda e, cp: tables.fig8_table(e), figure=True, wanted=_has_view_runs),
 )
+
+
+def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:
+    """`tvr vlm report`: a `tvr evaluate` summary as Table 3's columns of its setting, beside
+    Table 3's rows of that setting."""
+    from tvr.trance import paper
+    from tvr.vlm.report import ScoredRun
+
+    setting = summary["setting"]
+    rows = [(model, dict(by[setting])) for model, by in paper.TABLE3.items() if by.get(setting)]
+    return ScoredRun(metrics=dict(summary["metrics"]), setting=setting, paper_rows=rows,
+                     paper_source=f"{paper.PAPER}, Table 3 ({setting})")  # fmt: skip
+
+
+register_summary_reader(SummaryReader(
+    "TRANCE", ("tvr evaluate",),
+    tuple(dict.fromkeys(paper.BASIC_COLUMNS[:3] + paper.SEQUENCE_COLUMNS)), "Acc",
+    _leaderboard_run,
+))  # fmt: skip
+
+
+def _trance_lmms(data: Any, splits: Any = None) -> Any:
+    from tvr.trance.lmms_task import export_lmms
+
+    return export_lmms(data, splits)
+
+
+def _register_lmms() -> None:
+    from tvr.core.hf_export import register_exporter
+
+    register_exporter("lmms-eval", "trance", _trance_lmms)
+
+
+_register_lmms()

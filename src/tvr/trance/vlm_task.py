@@ -28,6 +28,7 @@ from tvr.trance.data.sample import Sample, image_name
 from tvr.trance.eval.metrics import max_steps_for
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import SETTINGS, VIEW_NAMES, VIEWS
+from tvr.vlm.export import write_export_record
 from tvr.vlm.replies import json_values
 from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskItem
@@ -287,4 +288,6 @@ def export_predictions(
                 fu.write(
                     json.dumps({**head, "item": item.id, **problem}, ensure_ascii=False) + "\n"
                 )
-    return ExportSummary(out, listed, len(items), parsed, unparsed, without)
+    summary = ExportSummary(out, listed, len(items), parsed, unparsed, without)
+    write_export_record(task.name, res.path, summary)
+    return summary

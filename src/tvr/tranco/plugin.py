@@ -1,9 +1,11 @@
-"""TRANCO's parts of the shared layers: its VLM task (a `tvr.benchmarks` entry point)."""
+"""TRANCO's parts of the shared layers: its VLM task and its leaderboard reader (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tvr.tranco import paper
+from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
 
 
@@ -14,3 +16,54 @@ def _tranco_task(data: Any, images: Any, **options: Any) -> Any:
 
 
 register_task("tranco", _tranco_task)
+
+
+def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:
+    """`tvr vlm report`: a `tvr tranco evaluate` summary (the paper's convention) beside
+    Table 6's rows of the same candidate setting."""
+    from tvr.vlm.report import ScoredRun
+
+    published = summary["published"]
+    means = summary["conventions"][published["convention"]]["metrics"]
+    return ScoredRun(
+        metrics={m: means.get(m) for m in paper.METRICS},
+        setting=summary["setting"],
+        paper_rows=[
+            (row["model"], {m: row.get(m) for m in paper.METRICS}) for row in published["table6"]
+        ],
+        paper_source=f"{paper.PAPER}, Table 6 ({summary['setting']} candidates)",
+    )
+
+
+register_summary_reader(SummaryReader("TRANCO", ("tvr tranco evaluate",), paper.METRICS, "EMR",
+                                      _leaderboard_run))  # fmt: skip
+
+
+def _tranco_hf(data: Any, splits: Any = None) -> Any:
+    from tvr.tranco.hf_export import export_tranco  # datasets only when exporting (the hf extra)
+
+    return export_tranco(data, splits)
+
+
+def _register_hf() -> None:
+    from tvr.core.hf_export import register_exporter
+
+    register_exporter("hf", "tranco", _tranco_hf)
+
+
+_register_hf()
+
+
+def _tranco_lmms(data: Any, splits: Any = None) -> Any:
+    from tvr.tranco.lmms_task import export_lmms  # datasets only when exporting (the hf extra)
+
+    return export_lmms(data, splits)
+
+
+def _register_lmms() -> None:
+    from tvr.core.hf_export import register_exporter
+
+    register_exporter("lmms-eval", "tranco", _tranco_lmms)
+
+
+_register_lmms()

@@ -3,7 +3,8 @@
 `write_predictions` reads each item's results line with the task's parser and writes the line
 the task makes of the answer (None when there is none: no results line, a failed request, or a
 reply the parser cannot read); each item without an answer is listed with its reason (and the
-tail of an unreadable reply) in `OUT.unparsed.jsonl`.
+tail of an unreadable reply) in `OUT.unparsed.jsonl`. `OUT.export.json` records the results
+file read and the counts, so a scored run can be traced back to its run (`tvr vlm report`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tvr.core.jsonl import write_jsonl
+from tvr.core.jsonl import write_json, write_jsonl
 from tvr.vlm.results import ResultsFile, is_success, read_results
 from tvr.vlm.tasks import ParsedReply, TaskAdapter, TaskItem
 
@@ -25,6 +26,12 @@ def unparsed_path(predictions: str | Path) -> Path:
     """`preds.jsonl` -> `preds.unparsed.jsonl`."""
     p = Path(predictions)
     return p.with_name(p.stem + ".unparsed" + (p.suffix or ".jsonl"))
+
+
+def export_record_path(predictions: str | Path) -> Path:
+    """`preds.jsonl` -> `preds.export.json`: the results file and counts of an export."""
+    p = Path(predictions)
+    return p.with_name(p.stem + ".export.json")
 
 
 @dataclass
@@ -84,4 +91,13 @@ def write_predictions(
             problems.append({"id": item.id, **problem})
     write_jsonl(out, lines)
     write_jsonl(s.unparsed_file, problems)
+    write_export_record(task.name, res.path, s)
     return s
+
+
+def write_export_record(task: str, results: Path, s: Any) -> None:
+    """`OUT.export.json` beside the predictions: the task, the results file read and the counts."""
+    write_json(export_record_path(s.predictions), {
+        "task": task, "results": str(Path(results).resolve()), "items": s.items,
+        "parsed": s.parsed, "unparsed": s.unparsed, "without_reply": s.without_reply,
+    })  # fmt: skip

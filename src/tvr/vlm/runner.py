@@ -165,6 +165,9 @@ async def run_items(
             else:
                 summary.failed += 1
                 summary.failures.append({"id": item.id, "error": record["error"]})
+                if summary.failed == 1 and progress:  # said at once, not after the whole run
+                    _say(f"tvr vlm run: the first failed request: {item.id}: {record['error']} "
+                         "(the run goes on; failed items are asked again by the next run)", bar)
             if bar is not None:
                 bar.update(1)
 
@@ -264,7 +267,16 @@ def _progress_bar(total: int, enabled: bool) -> Any:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="item", file=sys.stderr, disable=None)
+    # shown on stderr whether or not it is a terminal (a piped run is not silent); --quiet: none
+    return tqdm(total=total, unit="item", file=sys.stderr, disable=False)
+
+
+def _say(line: str, bar: Any) -> None:
+    """One line on stderr beside the progress bar (through it, so the bar is not torn)."""
+    if bar is not None:
+        bar.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _append_run_log(

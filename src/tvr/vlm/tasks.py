@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from tvr.core.errors import UserError
 from tvr.core.plugins import load_benchmarks
-from tvr.vlm.images import ImageRef, image_files, image_ref_data_url
+from tvr.vlm.images import ImageRef, VideoFile, image_files, image_ref_data_url
 from tvr.vlm.templates import PromptTemplate
 
 
@@ -84,10 +84,13 @@ def user_message(
     template: PromptTemplate, fields: Mapping[str, str], images: tuple[ImageRef, ...]
 ) -> dict[str, Any]:
     """One user message: the filled template, then the images as data URLs, in order (as the
-    VisualTrans evaluation code sends them)."""
+    VisualTrans evaluation code sends them); a video as a `video_url` part."""
     content: list[dict[str, Any]] = [{"type": "text", "text": template.render(dict(fields))}]
     content += [
-        {"type": "image_url", "image_url": {"url": image_ref_data_url(im)}} for im in images
+        {"type": "video_url", "video_url": {"url": image_ref_data_url(im)}}
+        if isinstance(im, VideoFile)
+        else {"type": "image_url", "image_url": {"url": image_ref_data_url(im)}}
+        for im in images
     ]
     return {"role": "user", "content": content}
 

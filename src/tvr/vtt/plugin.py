@@ -1,10 +1,12 @@
-"""VTT's parts of the shared layers: its VLM task and its rating pages (a `tvr.benchmarks` entry point)."""
+"""VTT's parts of the shared layers: its VLM task, its leaderboard reader and its rating pages (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
+from tvr.vtt import paper
 from tvr.web.pages import register_pages
 
 
@@ -24,3 +26,50 @@ def _vtt_pages(config: Any) -> Any:
 
 
 register_pages("vtt", _vtt_pages)
+
+
+def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:
+    """`tvr vlm report`: a `tvr vtt evaluate` summary (x100, None where a metric did not run)
+    beside Table 2's anchor rows."""
+    from tvr.vlm.report import ScoredRun
+
+    return ScoredRun(
+        metrics={m: summary["metrics"].get(m) for m in paper.METRICS},
+        setting=summary.get("split"),
+        paper_rows=[(model, paper.table2_row(model)) for model in paper.ANCHORS],
+        paper_source=paper.TABLE2_SOURCE,
+    )
+
+
+register_summary_reader(SummaryReader("VTT", ("tvr vtt evaluate",), tuple(paper.METRICS),
+                                      "CIDEr", _leaderboard_run, digits=2))  # fmt: skip
+
+
+def _vtt_hf(data: Any, splits: Any = None) -> Any:
+    from tvr.vtt.hf_export import export_vtt  # datasets only when exporting (the hf extra)
+
+    return export_vtt(data, splits)
+
+
+def _register_hf() -> None:
+    from tvr.core.hf_export import register_exporter
+
+    register_exporter("hf", "vtt", _vtt_hf)
+
+
+_register_hf()
+
+
+def _vtt_lmms(data: Any, splits: Any = None) -> Any:
+    from tvr.vtt.lmms_task import export_lmms
+
+    return export_lmms(data, splits)
+
+
+def _register_lmms() -> None:
+    from tvr.core.hf_export import register_exporter
+
+    register_exporter("lmms-eval", "vtt", _vtt_lmms)
+
+
+_register_lmms()

@@ -22,11 +22,17 @@ JPEG_QUALITY = 95
 def strip_image(paths: Sequence[Path], height: int | None = None):
     """The strip of `paths` in the given order, as a Pillow RGB image. `height`: the panels'
     height (default: the lowest of the images)."""
-    from PIL import Image, ImageDraw, ImageFont
-
     if not paths:
         raise UserError("an event strip needs at least one state image")
-    images = [open_rgb(p, "state image") for p in paths]
+    return strip_of([open_rgb(p, "state image") for p in paths], height)
+
+
+def strip_of(images: Sequence, height: int | None = None):
+    """The strip of Pillow RGB `images` in the given order (`strip_image` on read images)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    if not images:
+        raise UserError("an event strip needs at least one state image")
     height = height or min(im.height for im in images)
     panels = [
         im

@@ -207,6 +207,6 @@ def test_cli_train_parser_refuses_a_bad_option_in_one_line(tmp_path, capsys):
     )
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "tvr clevrer: error:" in err[0] and "question file" in err[0]
+    assert len(err) == 1 and "tvr clevrer train parser: error:" in err[0] and "question file" in err[0]
     with pytest.raises(SystemExit):
         main(["clevrer", "train", "parser", "--data", "x", "--parser-programs", "none"])

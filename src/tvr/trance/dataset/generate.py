@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import time
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core import jobs as engine
+from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
 from tvr.core.jsonl import write_json
 from tvr.core.manifest import check_same_config as check_saved_config
@@ -365,7 +367,18 @@ def prepare_folder(config: DatasetConfig, out: Path) -> None:
 
 
 def check_same_config(config: DatasetConfig, out: Path) -> None:
-    """UserError if `out` holds a dataset of another config (naming the differing options)."""
+    """UserError if `out` holds a dataset of another config (naming the differing options), or
+    the symbolic samples of `tvr sample` (said as such, not as 14 differing options)."""
+    saved = out / "config.json"
+    if saved.is_file() and (out / SAMPLES_FILE).is_file() and not (out / "train").exists():
+        try:
+            kind = json.loads(saved.read_text(encoding="utf-8")).get("format")
+        except (OSError, ValueError, AttributeError):
+            kind = None
+        if kind is None:
+            raise UserError(f"{out} holds the symbolic samples of `tvr sample` (no images); give "
+                            "`tvr generate` another --out (it samples and renders a dataset "
+                            "itself), or render these with `tvr render --data`")  # fmt: skip
     check_saved_config(
         out, config.to_dict(), what="a dataset", legacy=with_legacy_options
     )

@@ -126,7 +126,7 @@ def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
 def print_summary(
     summary: dict[str, Any], console: Console | None = None, title: str | None = None
 ) -> None:
-    console = console or Console()
+    console = console or Console(soft_wrap=True)
     console.print(summary_table(summary, title))
     notes = []
     if summary["missing"]:

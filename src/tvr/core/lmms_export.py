@@ -1,0 +1,145 @@
+"""Export a benchmark as an lmms-eval task folder (`tvr export lmms-eval`).
+
+The folder that `lmms-eval --include_path FOLDER` loads: one YAML per task, a group YAML, and a
+`utils.py` that only re-exports the benchmark's functions from tvr (`doc_to_visual`,
+`doc_to_text` rendering tvr's own prompt templates, `process_results` and the aggregations that
+call tvr's scorers), so the numbers are tvr's evaluators', not a re-implementation. The task's
+dataset is a `tvr export hf` folder of the same data (written under FOLDER/hf by the command),
+named in the YAML by its absolute path (`dataset_path`, with `dataset_name` the config), which
+`datasets.load_dataset` reads offline.
+
+Benchmarks register with `register_exporter("lmms-eval", NAME, factory)` (tvr.core.hf_export's
+registry); the factory `(data, splits)` returns an `LmmsExport`. This module imports no
+benchmark and no lmms-eval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: what a task folder holds besides the HF export (removed before an --overwrite writes again)
+UTILS = "utils.py"
+
+
+@dataclass(frozen=True)
+class LmmsMetric:
+    """One metric of a task: `process_results` returns a value under `name` for each doc, and
+    `aggregation` (a function of the benchmark's module) turns the list of them into the
+    number."""
+
+    name: str
+    aggregation: str
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class LmmsTask:
+    """One lmms-eval task: its name, the HF export's config and split it reads, and the names of
+    the benchmark module's functions it uses."""
+
+    name: str
+    config: str
+    split: str  # the HF split name (test, validation)
+    metrics: tuple[LmmsMetric, ...]
+    doc_to_visual: str = "doc_to_visual"
+    doc_to_text: str = "doc_to_text"
+    process_results: str = "process_results"
+    doc_to_target: str = "id"
+    max_new_tokens: int = 4096
+    process_docs: str | None = None  # a function (datasets.Dataset -> Dataset) run on the split
+    note: str = ""  # a comment written at the top of the YAML
+
+
+@dataclass
+class LmmsExport:
+    """What a benchmark's lmms-eval exporter returns: the HF export of the same data, the module
+    whose functions the tasks name, the tasks and their group."""
+
+    benchmark: str
+    module: str  # e.g. tvr.visualtrans.lmms_task
+    group: str
+    hf: Any  # the tvr.core.hf_export.HfDataset the tasks read
+    tasks: list[LmmsTask] = field(default_factory=list)
+
+
+def _functions(export: LmmsExport) -> list[str]:
+    names: list[str] = []
+    for task in export.tasks:
+        names += [task.doc_to_visual, task.doc_to_text, task.process_results]
+        names += [task.process_docs] if task.process_docs else []
+        names += [m.aggregation for m in task.metrics]
+    return list(dict.fromkeys(names))
+
+
+def utils_source(export: LmmsExport) -> str:
+    names = _functions(export)
+    lines = "".join(f"    {n},\n" for n in names)
+    return (
+        f'"""lmms-eval functions of the tvr {export.benchmark} tasks (written by `tvr export '
+        f"lmms-eval`).\n\nThey are tvr's own: prompts rendered by tvr's templates, replies "
+        f'scored by tvr\'s evaluators. Needs `tvr` importable (pip install tvr)."""\n\n'
+        f"from {export.module} import (  # noqa: F401\n{lines})\n"
+    )
+
+
+def task_yaml(task: LmmsTask, hf_folder: Path, group: str) -> str:
+    import yaml
+
+    doc: dict[str, Any] = {
+        "task": task.name,
+        **({"tag": [group]} if task.split == "test" else {}),  # the group runs the test splits
+        "dataset_path": str(hf_folder.resolve()),
+        "dataset_name": task.config,
+        "test_split": task.split,
+        "output_type": "generate_until",
+        **({"process_docs": f"FUNC utils.{task.process_docs}"} if task.process_docs else {}),
+        "doc_to_visual": f"FUNC utils.{task.doc_to_visual}",
+        "doc_to_text": f"FUNC utils.{task.doc_to_text}",
+        "doc_to_target": task.doc_to_target,
+        "generation_kwargs": {
+            "max_new_tokens": task.max_new_tokens,
+            "temperature": 0,
+            "do_sample": False,
+        },
+        "process_results": f"FUNC utils.{task.process_results}",
+        "metric_list": [
+            {
+                "metric": m.name,
+                "aggregation": f"FUNC utils.{m.aggregation}",
+                "higher_is_better": m.higher_is_better,
+            }
+            for m in task.metrics
+        ],
+        "metadata": {"version": 1, "source": "tvr export lmms-eval"},
+    }
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
+    # lmms-eval's `!function` tag (PyYAML cannot write a custom tag on a plain string)
+    text = text.replace("FUNC utils.", "!function utils.")
+    head = "".join(f"# {line}\n" for line in task.note.splitlines()) if task.note else ""
+    return head + text
+
+
+@dataclass
+class LmmsReport:
+    out: Path
+    tasks: list[str]
+    hf_rows: int
+
+
+def write_lmms_tasks(export: LmmsExport, out: str | Path, progress: Any = None) -> LmmsReport:
+    """Write the HF export under `out`/hf, a YAML per task, the group's YAML and utils.py."""
+    from tvr.core.hf_export import write_hf_dataset
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.yaml"):
+        old.unlink()
+    hf = out / "hf"
+    report = write_hf_dataset(export.hf, hf, progress)
+    tasks = [t for t in export.tasks if report.rows.get(t.config, {}).get(t.split) is not None]
+    for task in tasks:
+        (out / f"{task.name}.yaml").write_text(task_yaml(task, hf, export.group), encoding="utf-8")
+    (out / UTILS).write_text(utils_source(export), encoding="utf-8")
+    return LmmsReport(out, [t.name for t in tasks], report.total_rows)
