@@ -317,7 +317,8 @@ def _clevrer(tmp_path, capsys):
 
     data = tmp_path / "cg"
     assert main(["clevrer", "generate", "--out", str(data), "--num", "2", "--split-sizes",
-                 "train=0,val=2,test=0", "--preset", "preview", "--no-dynamics", "--quiet"]) == 0
+                 "train=0,val=2,test=0", "--preset", "preview", "--no-dynamics",
+                 "--quiet"]) == 0  # fmt: skip
     folder = tmp_path / "lmms"
     assert _export("clevrer", data, folder) == ["tvr_clevrer"]
     questions = [q for v in read_questions(data / "questions" / "validation.json")
@@ -543,4 +544,108 @@ def test_trance_basic_lmms_eval_end_to_end(tmp_path, capsys):
     _, folder, server, _, expected = _trance_basic(tmp_path, capsys)
     with server:
         got = _lmms_eval(server, folder, "tvr_trance_basic", tmp_path)
+    assert {m: got[m] for m in expected} == expected
+
+
+# --- TRANCE (View) ----------------------------------------------------------------------------
+
+VIEW_METRICS = ("AD", "AND", "LAcc", "Acc")
+
+
+def _trance_view(tmp_path, capsys):
+    """A generated View set whose odd samples lose their own `view` (so they are asked in each of
+    L, C, R, as the release's are), replies by item (right, first step only, unreadable)."""
+    from tvr.trance.vlm_task import TranceTask, objects_table
+    from tvr.trance.world import vocab
+
+    data = tmp_path / "gen"
+    assert main(["generate", "--setting", "view", "--split-sizes", "train=1,val=1,test=6",
+                 "--shard-size", "3", "--out", str(data), "--preset", "preview",
+                 "--image-size", "96x72", "--small-size", "48x36", "--quiet"]) == 0  # fmt: skip
+    samples_path = data / "test" / "samples.jsonl"
+    lines = [json.loads(x) for x in samples_path.read_text().splitlines() if x.strip()]
+    for k, line in enumerate(lines):
+        if k % 2:
+            line.pop("view")
+    samples_path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    for cache in (data / "test").glob("samples.ref*"):
+        cache.unlink()
+    folder = tmp_path / "lmms"
+    assert "tvr_trance_view" in _export("trance", data, folder)
+    task = TranceTask(data, setting="view")
+    items = task.items()
+    assert len(items) == 3 * 3 + 3  # three samples at their own view, three at L, C and R
+    by_sample = {s.id: s for s in task.samples}
+    replies = {}
+    for k, item in enumerate(items):
+        s = by_sample[item.meta["sample_id"]]
+        steps = [{"obj": st.obj, "value": vocab.VALUES[st.value]} for st in s.steps]
+        steps = steps[:1] if k % 3 == 1 else steps
+        replies[item.id] = (
+            "no steps here" if k % 3 == 2 else f"<answer>{json.dumps({'steps': steps})}</answer>"
+        )
+    keys = {(objects_table(by_sample[it.meta["sample_id"]].objects),
+             vocab.VIEW_NAMES[it.fields["final_view"]]): it.id for it in items}  # fmt: skip
+
+    def responder(messages):
+        text = "".join(p.get("text", "") for p in messages[-1]["content"] if p["type"] == "text")
+        found = [i for (table, name), i in keys.items()
+                 if table in text and f"final state, seen from the {name} camera" in text]  # fmt: skip
+        assert len(found) == 1, found
+        return replies[found[0]]
+
+    server = ChatServer({}, responder=responder)
+    results, preds = tmp_path / "results.jsonl", tmp_path / "preds.jsonl"
+    with server:
+        assert _vlm_run(server, "trance", "--data", data, "--setting", "view",
+                        "--out", results) == 0  # fmt: skip
+    assert main(["vlm", "export", "--task", "trance", "--data", str(data), "--setting", "view",
+                 "--results", str(results), "--out", str(preds)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["evaluate", "--data", str(data), "--split", "test", "--setting", "view",
+                 "--predictions", str(preds), "--json"]) == 0  # fmt: skip
+    summary = json.loads(capsys.readouterr().out)
+    expected = {m: summary["metrics"][m] for m in VIEW_METRICS}
+    expected |= {f"{m}_{v}": summary["by_view"][v][m] for v in vocab.VIEWS for m in VIEW_METRICS}
+    assert summary["samples"] == len(items) and 0 < expected["Acc"] < 1
+    assert all(summary["by_view"][v]["count"] > 0 for v in vocab.VIEWS)
+    got_replies = {
+        json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
+    }
+    assert got_replies == replies  # the responder told the items apart
+    return data, folder, server, replies, expected
+
+
+def test_trance_view_process_results_equal_tvr(tmp_path, capsys):
+    from PIL import Image
+
+    from tvr.trance.vlm_task import TranceTask
+    from tvr.vlm.tasks import build_messages
+    from tvr.vlm.templates import load_template
+
+    data, folder, _, replies, expected = _trance_view(tmp_path, capsys)
+    utils = _utils(folder)
+    rows = datasets.load_dataset(str(folder / "hf"), "view", cache_dir=str(tmp_path / "c"))["test"]
+    rows = utils.process_docs_view(rows)
+    task = TranceTask(data, setting="view")
+    items = task.items()
+    assert rows["item_id"] == [it.id for it in items]  # tvr's items, in tvr's order
+    for row, item in zip(rows, items, strict=True):  # tvr's prompt, byte for byte; its images
+        sent = build_messages(item, load_template(None, task))[0]
+        assert utils.doc_to_text_view(row) == sent["content"][0]["text"]
+        visuals = utils.doc_to_visual_view(row)
+        assert [v.tobytes() for v in visuals] == [
+            Image.open(p).convert("RGB").tobytes() for p in item.images
+        ]
+    no_images = rows.remove_columns(["init_C", "fin_L", "fin_C", "fin_R"])
+    values = [utils.process_results_view(row, [replies.get(row["item_id"])]) for row in no_images]
+    got = {m: getattr(utils, f"{m}_view")([v[m] for v in values]) for m in expected}
+    assert got == expected
+
+
+@needs_lmms
+def test_trance_view_lmms_eval_end_to_end(tmp_path, capsys):
+    _, folder, server, _, expected = _trance_view(tmp_path, capsys)
+    with server:
+        got = _lmms_eval(server, folder, "tvr_trance_view", tmp_path)
     assert {m: got[m] for m in expected} == expected

@@ -151,7 +151,9 @@ def _aggregate(metric: str) -> Any:
         return (s if level is None else s[level])["accuracy"]
 
     aggregate.__name__ = metric
-    aggregate.__doc__ = f"`tvr clevrer evaluate`'s score.{key}{'.' + level if level else ''}.accuracy"
+    aggregate.__doc__ = (
+        f"`tvr clevrer evaluate`'s score.{key}{'.' + level if level else ''}.accuracy"
+    )
     return aggregate
 
 

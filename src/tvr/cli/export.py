@@ -15,7 +15,7 @@ BENCHMARKS = ("trance", "clevrer", "vtt", "tranco", "visualtrans")
 def register(subparsers: argparse._SubParsersAction) -> None:
     group = subparsers.add_parser(
         "export",
-        help="write a benchmark in another ecosystem's format (hf: a Hugging Face dataset folder)",
+        help="write a benchmark in another ecosystem's format (hf: a Hugging Face dataset folder; lmms-eval: its tasks; vlmevalkit: a TSV)",
         description="Write a benchmark's data in another ecosystem's format. `tvr export hf`: "
         "Parquet shards and a dataset card that `datasets.load_dataset(FOLDER)` reads offline "
         "(docs/ecosystem.md). Nothing is uploaded.",

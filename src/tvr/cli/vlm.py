@@ -1,7 +1,7 @@
-"""`tvr vlm`: ask a vision-language model about a benchmark (run, export, prompt).
+"""`tvr vlm`: ask a vision-language model about a benchmark (run, export, prompt, report).
 
-`run` asks the model, `export` turns TRANCE, VTT or TRANCO replies into predictions, `prompt` shows the
-prompt of one item.
+`run` asks the model, `export` turns TRANCE, VTT, TRANCO or CLEVRER replies into predictions,
+`prompt` shows the prompt of one item, `report` puts scored runs on one leaderboard.
 """
 
 from __future__ import annotations
@@ -114,10 +114,11 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     vlm = subparsers.add_parser(
         "vlm",
-        help="run a vision-language model (OpenAI-compatible API) on VisualTrans, TRANCE, VTT or TRANCO",
+        help="run a vision-language model (OpenAI-compatible API) on any of the five benchmarks",
         description="Ask a vision-language model served by any OpenAI-compatible "
-        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans, TRANCE, VTT or "
-        "TRANCO items. See docs/visualtrans.md, docs/vtt.md and docs/tranco.md.",
+        "chat-completions endpoint (hosted APIs, vLLM, Ollama, ...) about VisualTrans, TRANCE, VTT, TRANCO or "
+        "CLEVRER items; `tvr vlm report` puts scored runs on one leaderboard. See "
+        "docs/visualtrans.md, docs/clevrer.md, docs/vtt.md, docs/tranco.md, docs/leaderboard.md.",
     )
     sub = vlm.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND", required=True)
 

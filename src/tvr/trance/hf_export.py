@@ -59,23 +59,61 @@ class _Images:
 
 
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    if _is_release(path):
+        yield from _release_rows(path)
+        return
     images = _Images(path.parent)
     for s in read_samples(path):
-        d = s.to_dict()
-        view = s.extra.get("view")
-        row = {
-            "id": s.id,
-            "view": view if isinstance(view, str) else None,
-            "num_visible": s.num_visible,
-            "objects": [_obj(o) for o in s.objects],
-            "steps": [{"obj": st["obj"], "value": st["value"], "attr": st["attr"],
-                       "type": st.get("type"), "options": st.get("options", [])}
-                      for st in d["steps"]],
-            "final": [_obj(o) for o in s.final],
-        }
+        row = _row(s)
         for column, stage, v in IMAGES:
             row[column] = image(images.get(image_name(s.id, stage, v)))
         yield row
+
+
+def _row(s: Any) -> dict[str, Any]:
+    """A sample's row without its images."""
+    d = s.to_dict()
+    view = s.extra.get("view")
+    return {
+        "id": s.id,
+        "view": view if isinstance(view, str) else None,
+        "num_visible": s.num_visible,
+        "objects": [_obj(o) for o in s.objects],
+        "steps": [{"obj": st["obj"], "value": st["value"], "attr": st["attr"],
+                   "type": st.get("type"), "options": st.get("options", [])}
+                  for st in d["steps"]],
+        "final": [_obj(o) for o in s.final],
+    }  # fmt: skip
+
+
+def _release_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """The rows of a release data.jsonl: its images are `img_{idx:06d}-...` in `image/` beside
+    it (or beside the file, or in `images/`), found by name without listing the folder."""
+    from tvr.core.jsonl import iter_jsonl
+    from tvr.trance.data.release import read_release
+
+    samples = read_release(path)  # checked whole first: a bad line stops before any row
+    folder = path.parent
+    for s, (_, d) in zip(samples, iter_jsonl(path), strict=True):
+        row = _row(s)
+        for column, stage, v in IMAGES:
+            name = image_name(f"img_{d['idx']:06d}", stage, v)
+            found = next((c for c in (folder / "image" / name, folder / name,
+                                      folder / "images" / name) if c.is_file()), None)  # fmt: skip
+            row[column] = image(found)
+        yield row
+
+
+def _is_release(path: Path) -> bool:
+    """A release data.jsonl (lines with `idx` and `states`, no tvr `format`), not tvr samples."""
+    from tvr.core.jsonl import iter_jsonl
+
+    try:
+        for _, d in iter_jsonl(path):
+            return isinstance(d, dict) and "format" not in d and "idx" in d and "states" in d
+    except UserError:
+        return False
+    return False
 
 
 def _obj(o: dict[str, Any]) -> dict[str, Any]:
@@ -92,6 +130,9 @@ def _split_files(data: Path, splits: tuple[str, ...] | None) -> list[tuple[str, 
             if "{split}" in pattern and p.is_file():
                 found.append((split, p))
                 break
+    if not found and (data / "data.jsonl").is_file() and not (data / "samples.jsonl").is_file():
+        # the release folder: data.jsonl and image/ (one split; a cut of the lines)
+        found.append(((splits or ("test",))[0], data / "data.jsonl"))
     if not found:
         p = samples_file(data, (splits or ("test",))[0])
         found.append(((splits or ("test",))[0], p))

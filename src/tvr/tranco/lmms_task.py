@@ -120,4 +120,4 @@ def export_lmms(data: str | Path, splits: tuple[str, ...] | None = None) -> Lmms
                  note="TRANCO (tiny candidates), scored by tvr tranco evaluate (eq2).")
         for t in tables
     ]  # fmt: skip
-    return LmmsExport("tranco", __name__, "tvr_tranco", hf, tasks)
+    return LmmsExport("tranco", __name__, "tvr_tranco_group", hf, tasks)

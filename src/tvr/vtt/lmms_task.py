@@ -135,8 +135,10 @@ CIDEr = _aggregate("CIDEr")
 BERTScore = _aggregate("BERTScore")
 SPICE = _aggregate("SPICE")
 
-NOTE = ("VTT (strip), scored by tvr vtt evaluate (x100). METEOR and the PTB tokenizer need Java.\n"
-        f"BERTScore and SPICE are off unless {BERTSCORE_ENV} / {SPICE_ENV} name local models.")
+NOTE = (
+    "VTT (strip), scored by tvr vtt evaluate (x100). METEOR and the PTB tokenizer need Java.\n"
+    f"BERTScore and SPICE are off unless {BERTSCORE_ENV} / {SPICE_ENV} name local models."
+)
 
 
 def export_lmms(data: str | Path, splits: tuple[str, ...] | None = None) -> LmmsExport:
