@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.generate",
     "tvr.cli.train",
     "tvr.cli.predict",
+    "tvr.cli.solve",
     "tvr.cli.results",
     "tvr.cli.curves",
     "tvr.cli.trance",

@@ -43,6 +43,8 @@ MODULE_EXTRAS: dict[str, str] = {
     "datasets": "hf", "pyarrow": "hf",
     # the text-bias probes
     "sklearn": "bench",
+    # the Gymnasium environments of tvr.trance.env
+    "gymnasium": "gym",
 }  # fmt: skip
 
 

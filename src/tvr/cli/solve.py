@@ -1,0 +1,70 @@
+"""`tvr solve`: the symbolic solver's predictions (issue 31), with its oracle ablation."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tvr.cli._common import add_data_option, positive_int, views_option
+from tvr.core.jsonl import write_jsonl
+from tvr.core.progress import step_bar
+from tvr.trance.data.files import read_samples, samples_file, setting_of_data
+from tvr.trance.solver.matching import MATCHINGS
+from tvr.trance.solver.perception import PERCEPTIONS, make_perception
+from tvr.trance.solver.solve import solve_all
+from tvr.trance.world.vocab import SETTINGS, VIEWS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "solve",
+        help="write the symbolic solver's predictions (parse, match, derive steps, order them)",
+        description="Solve each sample from its initial objects and a parse of its final image: "
+        "match the objects (only transformed attributes change; objects may leave the view), "
+        "derive the atomic steps, and search for an order the simulator applies without "
+        "breaking a rule. Only the oracle perception exists (--perception gt reads the final "
+        "scene, as an ideal image parser would see it); see docs/solver.md. Output: a "
+        "predictions JSONL for `tvr evaluate`.",
+    )
+    add_data_option(p, "samples.jsonl, or a dataset folder (--split of a `tvr generate` one)")
+    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
+    p.add_argument("--setting", choices=SETTINGS,
+                   help="the setting, where the data does not say it (its config.json); "
+                   "default event")  # fmt: skip
+    p.add_argument("--out", required=True, type=Path, help="predictions file to write")
+    p.add_argument("--perception", choices=PERCEPTIONS, default="gt",
+                   help="parser of the final image: gt (the oracle: the final scene)")  # fmt: skip
+    p.add_argument("--matching", choices=MATCHINGS, default="rules",
+                   help="rules (default: only transformed attributes change) or gt (the "
+                   "oracle's identities)")  # fmt: skip
+    p.add_argument("--views", type=views_option, default=VIEWS,
+                   help="View: the final images to solve for samples without their own view "
+                   "(default L,C,R)")  # fmt: skip
+    p.add_argument("--limit", type=positive_int, help="the first N samples")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = samples_file(args.data, args.split)
+    setting = setting_of_data(path, args.setting)
+    samples = read_samples(path)
+    if args.limit:
+        samples = samples[: args.limit]
+    perception = make_perception(args.perception, samples)
+    stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0}
+    with step_bar(len(samples), "solve", "sample", not args.quiet) as bar:
+
+        def rows():
+            for sol in solve_all(samples, perception, setting=setting, matching=args.matching,
+                                 views=args.views, progress=bar.update):  # fmt: skip
+                stats["rows"] += 1
+                stats["ambiguous"] += sol.ambiguous
+                stats["no_valid_order"] += not sol.valid
+                yield sol.prediction
+
+        n = write_jsonl(args.out, rows())
+    print(f"wrote {n} predictions to {args.out} (perception {args.perception}, matching "
+          f"{args.matching}); ambiguous parses: {stats['ambiguous']}, without a valid order: "
+          f"{stats['no_valid_order']}")  # fmt: skip
+    return 0
