@@ -157,15 +157,40 @@ def test_visualtrans_lmms_eval_end_to_end(tmp_path, capsys):
 # --- TRANCE (Event) ---------------------------------------------------------------------------
 
 
+def _trance_set(tmp_path, setting):
+    """A small generated TRANCE set of `setting` (six test samples)."""
+    data = tmp_path / "gen"
+    assert main(["generate", "--setting", setting, "--split-sizes", "train=1,val=1,test=6",
+                 "--shard-size", "3", "--out", str(data), "--preset", "preview",
+                 "--image-size", "96x72", "--small-size", "48x36", "--quiet"]) == 0  # fmt: skip
+    return data
+
+
+def _trance_scripted(tmp_path, capsys, data, setting, server):
+    """`tvr vlm run` against `server`, `tvr vlm export`, `tvr evaluate --json`: the summary and
+    the replies by item id."""
+    results, preds = tmp_path / "results.jsonl", tmp_path / "preds.jsonl"
+    with server:
+        assert _vlm_run(server, "trance", "--data", data, "--setting", setting,
+                        "--out", results) == 0  # fmt: skip
+    assert main(["vlm", "export", "--task", "trance", "--data", str(data), "--setting", setting,
+                 "--results", str(results), "--out", str(preds)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["evaluate", "--data", str(data), "--split", "test", "--setting", setting,
+                 "--predictions", str(preds), "--json"]) == 0  # fmt: skip
+    summary = json.loads(capsys.readouterr().out)
+    replies = {
+        json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
+    }
+    return summary, replies
+
+
 def _trance(tmp_path, capsys):
     from tvr.trance.data.files import read_samples
     from tvr.trance.vlm_task import objects_table
     from tvr.trance.world import vocab
 
-    data = tmp_path / "gen"
-    assert main(["generate", "--setting", "event", "--split-sizes", "train=1,val=1,test=6",
-                 "--shard-size", "3", "--out", str(data), "--preset", "preview",
-                 "--image-size", "96x72", "--small-size", "48x36", "--quiet"]) == 0  # fmt: skip
+    data = _trance_set(tmp_path, "event")
     folder = tmp_path / "lmms"
     assert "tvr_trance_event" in _export("trance", data, folder)
     samples = read_samples(data / "test" / "samples.jsonl")
@@ -178,21 +203,9 @@ def _trance(tmp_path, capsys):
 
     table = {objects_table(s.objects): reply(k, s) for k, s in enumerate(samples)}
     server = ChatServer(table)
-    results, preds = tmp_path / "results.jsonl", tmp_path / "preds.jsonl"
-    with server:
-        assert _vlm_run(server, "trance", "--data", data, "--setting", "event",
-                        "--out", results) == 0  # fmt: skip
-    assert main(["vlm", "export", "--task", "trance", "--data", str(data), "--setting", "event",
-                 "--results", str(results), "--out", str(preds)]) == 0  # fmt: skip
-    capsys.readouterr()
-    assert main(["evaluate", "--data", str(data), "--split", "test", "--setting", "event",
-                 "--predictions", str(preds), "--json"]) == 0  # fmt: skip
-    metrics = json.loads(capsys.readouterr().out)["metrics"]
-    expected = {m: metrics[m] for m in ("AD", "AND", "LAcc", "Acc")}
+    summary, replies = _trance_scripted(tmp_path, capsys, data, "event", server)
+    expected = {m: summary["metrics"][m] for m in ("AD", "AND", "LAcc", "Acc")}
     assert 0 < expected["Acc"] < 1
-    replies = {
-        json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
-    }
     return data, folder, server, replies, expected
 
 
@@ -485,10 +498,7 @@ def _trance_basic(tmp_path, capsys):
     from tvr.trance.vlm_task import objects_table
     from tvr.trance.world import vocab
 
-    data = tmp_path / "gen"
-    assert main(["generate", "--setting", "basic", "--split-sizes", "train=1,val=1,test=6",
-                 "--shard-size", "3", "--out", str(data), "--preset", "preview",
-                 "--image-size", "96x72", "--small-size", "48x36", "--quiet"]) == 0  # fmt: skip
+    data = _trance_set(tmp_path, "basic")
     folder = tmp_path / "lmms"
     assert "tvr_trance_basic" in _export("trance", data, folder)
     samples = read_samples(data / "test" / "samples.jsonl")
@@ -502,21 +512,9 @@ def _trance_basic(tmp_path, capsys):
 
     table = {objects_table(s.objects): reply(k, s) for k, s in enumerate(samples)}
     server = ChatServer(table)
-    results, preds = tmp_path / "results.jsonl", tmp_path / "preds.jsonl"
-    with server:
-        assert _vlm_run(server, "trance", "--data", data, "--setting", "basic",
-                        "--out", results) == 0  # fmt: skip
-    assert main(["vlm", "export", "--task", "trance", "--data", str(data), "--setting", "basic",
-                 "--results", str(results), "--out", str(preds)]) == 0  # fmt: skip
-    capsys.readouterr()
-    assert main(["evaluate", "--data", str(data), "--split", "test", "--setting", "basic",
-                 "--predictions", str(preds), "--json"]) == 0  # fmt: skip
-    metrics = json.loads(capsys.readouterr().out)["metrics"]
-    expected = {m: metrics[m] for m in ("ObjAcc", "AttrAcc", "ValAcc", "Acc")}
+    summary, replies = _trance_scripted(tmp_path, capsys, data, "basic", server)
+    expected = {m: summary["metrics"][m] for m in ("ObjAcc", "AttrAcc", "ValAcc", "Acc")}
     assert 0 < expected["Acc"] < 1
-    replies = {
-        json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
-    }
     return data, folder, server, replies, expected
 
 
@@ -558,10 +556,7 @@ def _trance_view(tmp_path, capsys):
     from tvr.trance.vlm_task import TranceTask, objects_table
     from tvr.trance.world import vocab
 
-    data = tmp_path / "gen"
-    assert main(["generate", "--setting", "view", "--split-sizes", "train=1,val=1,test=6",
-                 "--shard-size", "3", "--out", str(data), "--preset", "preview",
-                 "--image-size", "96x72", "--small-size", "48x36", "--quiet"]) == 0  # fmt: skip
+    data = _trance_set(tmp_path, "view")
     samples_path = data / "test" / "samples.jsonl"
     lines = [json.loads(x) for x in samples_path.read_text().splitlines() if x.strip()]
     for k, line in enumerate(lines):
@@ -595,23 +590,11 @@ def _trance_view(tmp_path, capsys):
         return replies[found[0]]
 
     server = ChatServer({}, responder=responder)
-    results, preds = tmp_path / "results.jsonl", tmp_path / "preds.jsonl"
-    with server:
-        assert _vlm_run(server, "trance", "--data", data, "--setting", "view",
-                        "--out", results) == 0  # fmt: skip
-    assert main(["vlm", "export", "--task", "trance", "--data", str(data), "--setting", "view",
-                 "--results", str(results), "--out", str(preds)]) == 0  # fmt: skip
-    capsys.readouterr()
-    assert main(["evaluate", "--data", str(data), "--split", "test", "--setting", "view",
-                 "--predictions", str(preds), "--json"]) == 0  # fmt: skip
-    summary = json.loads(capsys.readouterr().out)
+    summary, got_replies = _trance_scripted(tmp_path, capsys, data, "view", server)
     expected = {m: summary["metrics"][m] for m in VIEW_METRICS}
     expected |= {f"{m}_{v}": summary["by_view"][v][m] for v in vocab.VIEWS for m in VIEW_METRICS}
     assert summary["samples"] == len(items) and 0 < expected["Acc"] < 1
     assert all(summary["by_view"][v]["count"] > 0 for v in vocab.VIEWS)
-    got_replies = {
-        json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
-    }
     assert got_replies == replies  # the responder told the items apart
     return data, folder, server, replies, expected
 

@@ -31,6 +31,7 @@ from tvr.cli._common import (
     split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
+from tvr.tranco.data.layout import samples_file
 
 SETTING_HELP = (
     "candidate sets: tiny (each sample's listed candidates, @100 in the paper), full (every "
@@ -105,7 +106,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_predictions, read_samples
     from tvr.tranco.evaluate import detail_records, evaluate, summarize, table_lines
 
-    path = tranco_samples_file(args.data, args.split)
+    path = samples_file(args.data, args.split)
     samples = read_samples(path)
     problems = lenient_problems(args)
     predictions = read_predictions(args.predictions, {s.id for s in samples}, problems)
@@ -161,19 +162,12 @@ def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
     return default
 
 
-def tranco_samples_file(path: Path, split: str) -> Path:
-    """The samples file of `--data PATH`: PATH, or the `split` file of the dataset folder PATH."""
-    from tvr.core.data_path import reference_file
-
-    return reference_file(path, ["{split}.jsonl", "samples.jsonl"], split=split)
-
-
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_samples, write_predictions
     from tvr.tranco.random_baseline import random_predictions
 
     _check_steps(args)
-    samples = read_samples(tranco_samples_file(args.data, args.split))
+    samples = read_samples(samples_file(args.data, args.split))
     setting, predictions = random_predictions(
         samples, args.seed, args.candidates, args.min_steps, args.max_steps
     )

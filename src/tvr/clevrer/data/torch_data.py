@@ -29,7 +29,6 @@ torch = require_torch("tvr.clevrer.data.torch_data")
 
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 #: the release's names of the splits, as its question files and folders are named
-RELEASE_SPLIT = {"train": "train", "val": "validation", "test": "test"}
 ALIASES = {"validation": "val"}
 
 
@@ -40,7 +39,7 @@ def open_split(root: str | Path, split: str, what: str) -> tuple[Path, str, list
     if not root.is_dir():
         raise UserError(f"{root}: no such folder (a CLEVRER set: make one with `tvr clevrer "
                         f"generate --out {root}`, or unpack the release there)")  # fmt: skip
-    return root, split, read_questions(find_questions(root, RELEASE_SPLIT[split]))
+    return root, split, read_questions(find_questions(root, split))  # val: the release's validation
 
 
 def question_dict(q: Question) -> dict[str, Any]:

@@ -13,6 +13,8 @@ every field; `tvr.tranco.data.dataset` reads and checks the layout.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 FORMAT = "tvr-tranco/1"
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 DATASET_FILE = "dataset.json"
@@ -26,6 +28,14 @@ SOURCES: tuple[str, ...] = ("coin", "trance-clips")
 def split_file(split: str) -> str:
     """The samples file of a split: `train.jsonl`, `val.jsonl`, `test.jsonl`."""
     return f"{split}.jsonl"
+
+
+def samples_file(path: str | Path, split: str = "test") -> Path:
+    """The samples file of `--data PATH`: PATH, or the `split` file of the dataset folder PATH
+    (a folder holding one samples.jsonl is read as it is)."""
+    from tvr.core.data_path import reference_file
+
+    return reference_file(path, [split_file("{split}"), "samples.jsonl"], split=split)
 
 
 def clip_id(sample_id: str, index: int) -> str:
