@@ -26,6 +26,8 @@ COMMANDS: list[tuple[list[str], str]] = [
     (["render", "--data", "{samples}", "--out", "r", "--limit", "1"], "render"),
     (["generate", "--out", "g", "--split-sizes", "train=2,val=1,test=1", "--quiet"], "render"),
     (["train", "--source", "synthetic", "--epochs", "1"], "train"),
+    (["trance", "parser", "train", "--data", "."], "train"),
+    (["trance", "parser", "predict", "--run", "{run}", "--data", "."], "train"),
     (["predict", "--checkpoint", "{run}/best.ckpt", "--data", "{samples}", "--out", "p.jsonl"],
      "train"),
     (["report", "--data", "{samples}", "--out", "rep"], "report"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import add_data_option, positive_int, views_option
+from tvr.cli._common import add_data_option, positive_int, require, views_option
 from tvr.core.jsonl import write_jsonl
 from tvr.core.progress import step_bar
 from tvr.trance.data.files import read_samples, samples_file, setting_of_data
@@ -22,9 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Solve each sample from its initial objects and a parse of its final image: "
         "match the objects (only transformed attributes change; objects may leave the view), "
         "derive the atomic steps, and search for an order the simulator applies without "
-        "breaking a rule. Only the oracle perception exists (--perception gt reads the final "
-        "scene, as an ideal image parser would see it); see docs/solver.md. Output: a "
-        "predictions JSONL for `tvr evaluate`.",
+        "breaking a rule. The final images are parsed by a trained scene parser (`tvr trance "
+        "parser train`), or read from the final scene (--perception gt, the oracle ablation); "
+        "see docs/solver.md. Output: a predictions JSONL for `tvr evaluate`.",
     )
     add_data_option(p, "samples.jsonl, or a dataset folder (--split of a `tvr generate` one)")
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
@@ -32,8 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the setting, where the data does not say it (its config.json); "
                    "default event")  # fmt: skip
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
-    p.add_argument("--perception", choices=PERCEPTIONS, default="gt",
-                   help="parser of the final image: gt (the oracle: the final scene)")  # fmt: skip
+    p.add_argument("--perception", choices=PERCEPTIONS, default="parser",
+                   help="parser of the final image: parser (default: a trained scene parser, "
+                   "--run or --checkpoint, on the dataset's images) or gt (the oracle: the "
+                   "final scene)")  # fmt: skip
+    model = p.add_mutually_exclusive_group()
+    model.add_argument("--run", type=Path, help="a `tvr trance parser train` run folder")
+    model.add_argument("--checkpoint", type=Path, help="one scene parser checkpoint (.ckpt)")
     p.add_argument("--matching", choices=MATCHINGS, default="rules",
                    help="rules (default: only transformed attributes change) or gt (the "
                    "oracle's identities)")  # fmt: skip
@@ -51,7 +56,18 @@ def run(args: argparse.Namespace) -> int:
     samples = read_samples(path)
     if args.limit:
         samples = samples[: args.limit]
-    perception = make_perception(args.perception, samples)
+    if args.perception == "parser":
+        from tvr.cli._common import needs_extra
+
+        require(args.run is not None or args.checkpoint is not None,
+                "--perception parser needs --run or --checkpoint (a scene parser)")  # fmt: skip
+        require(Path(args.data).is_dir(), "--perception parser reads the images of a dataset "
+                "folder: give --data a `tvr generate` folder")  # fmt: skip
+        with needs_extra("the scene parser needs the train extra"):
+            perception = make_perception("parser", samples, str(args.run or args.checkpoint),
+                                         args.data, args.split)  # fmt: skip
+    else:
+        perception = make_perception(args.perception, samples)
     stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0}
     with step_bar(len(samples), "solve", "sample", not args.quiet) as bar:
 

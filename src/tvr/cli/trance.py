@@ -28,3 +28,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name in COMMAND_MODULES:  # in the order `tvr --help` lists them
         if name not in NOT_TRANCE:
             importlib.import_module(name).register(sub)
+    # TRANCE's own, with no top-level form
+    importlib.import_module("tvr.cli.trance_parser").register(sub)

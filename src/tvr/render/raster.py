@@ -13,6 +13,7 @@ image size, one sample at each pixel centre, like the Cycles mask.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Mapping
@@ -258,9 +259,22 @@ def linear_to_srgb(x: np.ndarray) -> np.ndarray:
     return _SRGB[idx.astype(np.int32)]
 
 
+def _load_llvm_users_first() -> None:
+    """Import triton (torch's compiler, when installed) before Mesa loads its LLVM: the other
+    order crashes the process (a segmentation fault as soon as torchvision, Lightning or
+    torch.compile imports triton after a context exists; seen with Mesa llvmpipe and triton 3)."""
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is not None:
+        with contextlib.suppress(Exception):
+            import triton  # noqa: F401
+
+
 def create_context(backend: str | None = None):
     """A headless moderngl context: EGL first (Mesa's llvmpipe or a GPU driver), then the default."""
     import moderngl
+
+    _load_llvm_users_first()
 
     errors = []
     for b in [backend] if backend else ["egl", None]:

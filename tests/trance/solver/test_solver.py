@@ -107,3 +107,17 @@ def test_moves_and_decompositions():
     assert moves_needed(5, 0) == float("inf")
     assert all(len(d) == 2 for d in decompositions(30, 0, 2))
     assert decompositions(30, 0, 2)
+
+
+def test_the_search_is_complete_on_2000_samples(tmp_path):
+    """Every reference of 2,000 sampled Event samples (occlusion rules on) is recovered from
+    ground-truth scenes by the rule matching and the order search."""
+    folder = tmp_path / "event2000"
+    assert main(["sample", "--out", str(folder), "--num", "2000", "--setting", "event",
+                 "--seed", "11", "--quiet"]) == 0  # fmt: skip
+    samples = read_samples(folder / "samples.jsonl")
+    perception = GroundTruthPerception.from_samples(samples)
+    sols = list(solve_all(samples, perception, setting="event", matching="rules"))
+    assert all(s.valid for s in sols)
+    summary = _score(folder / "samples.jsonl", "event", [s.prediction for s in sols], tmp_path)
+    assert summary["samples"] == 2000 and summary["metrics"]["Acc"] == 1.0

@@ -5,12 +5,12 @@ final image taken by camera `view` (`{id}-fin.{view}.png`). The initial scene ne
 the paper gives a model the initial objects' attributes with their indices (the sample's
 `objects`).
 
-`GroundTruthPerception` is the oracle ablation (`tvr solve --perception gt`): it reads the
+`tvr.trance.perception.predict.ImagePerception` (`--perception parser`) parses the final images
+with a trained scene parser. `GroundTruthPerception` is the oracle ablation
+(`tvr solve --perception gt`): it reads the
 sample's final scene, keeps the objects in the visible area (the only ones an image shows), and
 reports their positions in the camera's frame, with confidence 1 and their true index. It is
-the only reader of the final scene in the solver. An image parser (a detector of the objects'
-attributes and ground positions in a 320x240 render) is the missing part; it would implement the
-same method.
+the only reader of the final scene in the solver.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from tvr.trance.solver.scene import ParsedObject, ParsedScene, from_world
 from tvr.trance.world import vocab
 
-PERCEPTIONS = ("gt",)
+PERCEPTIONS = ("gt", "parser")
 
 
 class Perception(Protocol):
@@ -65,10 +65,24 @@ class GroundTruthPerception:
                     index=i,
                 )
             )
-        return ParsedScene(tuple(objects), view=view)
+        return ParsedScene(tuple(objects), view=view, notes={"exact": True})
 
 
-def make_perception(name: str, samples: Iterable[Any]) -> Perception:
+def make_perception(
+    name: str,
+    samples: Iterable[Any],
+    parser: str | None = None,
+    data: str | None = None,
+    split: str = "test",
+) -> Perception:
+    """The oracle ("gt", from the samples' final scenes) or a trained scene parser ("parser":
+    `parser` a run folder or checkpoint, reading the final images of `data`'s `split`)."""
     if name == "gt":
         return GroundTruthPerception.from_samples(samples)
+    if name == "parser":
+        from tvr.trance.perception.predict import ImagePerception, SceneParser
+
+        if parser is None or data is None:
+            raise ValueError("the parser perception needs a parser run and a dataset folder")
+        return ImagePerception(SceneParser.load(parser), data, split)
     raise ValueError(f"unknown perception {name!r}; known: {', '.join(PERCEPTIONS)}")

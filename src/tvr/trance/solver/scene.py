@@ -43,7 +43,11 @@ class ParsedObject:
     shape, size, color, material: names from `tvr.trance.world.vocab`; position: (x, y) grid
     units in the image's camera frame; confidence: the parser's belief in this object's
     attributes (0..1); index: the object's true index, known only to the oracle perception
-    (used by `--matching gt`, never by the rule matching)."""
+    (used by `--matching gt`, never by the rule matching); pixel: the centre in a 320x240 image
+    when an image parser found it (the solver then places it for each camera it supposes, and
+    `position` is its place for the centre camera); probabilities: each attribute's distribution
+    over its values (vocab order);
+    score: the detector's belief that the object is there."""
 
     shape: str
     size: str
@@ -52,6 +56,9 @@ class ParsedObject:
     position: tuple[float, float]
     confidence: float = 1.0
     index: int | None = None
+    pixel: tuple[float, float] | None = None
+    probabilities: dict[str, tuple[float, ...]] | None = None
+    score: float = 1.0
 
     def categories(self) -> tuple[int, int, int, int]:
         """(size, color, material, shape) indices: the simulator's state columns 2..5."""
@@ -79,28 +86,48 @@ class WorldObject:
     """A parsed object put on the world grid for one supposed view."""
 
     grid: tuple[int, int]  # rounded world position
+    world: tuple[float, float]  # the position before rounding (grid units)
     residual: float  # distance from the unrounded position to the grid point
     cats: tuple[int, int, int, int]  # size, color, material, shape
     confidence: float
     index: int | None
+    logp: tuple[np.ndarray, ...] | None = None  # log-probabilities of size, color, material, shape
+    score: float = 1.0  # the detector's belief that the object is there
 
 
 def on_grid(scene: ParsedScene, view: str) -> list[WorldObject]:
     """The parsed objects in the world frame of a supposed view, rounded to grid points."""
     out = []
     for o in scene.objects:
-        wx, wy = to_world(o.position[0], o.position[1], view)
+        if o.pixel is not None:
+            from tvr.trance.perception.geometry import centre_height, pixel_to_grid
+
+            h = centre_height(o.size, o.shape)
+            wx, wy = pixel_to_grid(o.pixel[0], o.pixel[1], h, CAMERA_BASE[view])
+        else:
+            wx, wy = to_world(o.position[0], o.position[1], view)
         gx, gy = round(wx), round(wy)
         out.append(
             WorldObject(
                 (int(gx), int(gy)),
+                (float(wx), float(wy)),
                 float(math.hypot(wx - gx, wy - gy)),
                 o.categories(),
                 o.confidence,
                 o.index,
+                _log_probabilities(o),
+                o.score,
             )
         )
     return out
+
+
+def _log_probabilities(o: ParsedObject) -> tuple[np.ndarray, ...] | None:
+    if o.probabilities is None:
+        return None
+    names = ("size", "color", "material", "shape")
+    return tuple(np.log(np.clip(np.asarray(o.probabilities[n], dtype=np.float64), 1e-9, 1.0))
+                 for n in names)  # fmt: skip
 
 
 def visible_mask(state: np.ndarray) -> np.ndarray:

@@ -5,7 +5,9 @@ every order of its position and size steps, is simulated with
 `tvr.trance.world.simulator.apply_steps_batch` (many at once). Colour, material and shape steps
 change neither positions nor sizes, so they break no rule wherever they stand and are put first
 (the reasoning of `simulator.order_sensitive_batch`); the orders of the geometric steps are all
-tried, so for up to 4 steps this is every permutation that can differ.
+tried, so for up to 4 steps this is every permutation that can differ. Beyond 7 geometric
+steps (never a reference: at most 4 steps) only the first MAX_ORDERS orders, and at most
+MAX_COMBINATIONS combinations, are tried, so that a parse of noise cannot hang the search.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from tvr.trance.world import vocab
 
 #: rows simulated per batch
 CHUNK = 20000
-#: geometric steps beyond which only this many orders per combination are tried
-MAX_FULL_PERMUTE = 7
+#: orders of the geometric steps tried per combination at most (7! = 5040: complete up to 7)
+MAX_ORDERS = 5040
+#: combinations of the groups' alternatives tried at most (a noisy parse can need many)
+MAX_COMBINATIONS = 20000
 
 
 def _geometric(value: int) -> bool:
@@ -41,7 +45,7 @@ def find_order(initial: np.ndarray, groups: list[Group]) -> Order | None:
     (the first combination in the groups' order); None when a group has no alternative."""
     if any(not g for g in groups):
         return None
-    combos = list(itertools.product(*groups))
+    combos = list(itertools.islice(itertools.product(*groups), MAX_COMBINATIONS))
     combos.sort(key=lambda c: sum(len(a) for a in c))
     fallback: list[Step] | None = None
     tried = 0
@@ -58,9 +62,7 @@ def find_order(initial: np.ndarray, groups: list[Group]) -> Order | None:
         ngeo = len(rows_geo[0])
         if ngeo == 0:
             return Order(rows_plain[0], True, tried + 1)
-        perms = list(itertools.permutations(range(ngeo)))
-        if ngeo > MAX_FULL_PERMUTE:
-            perms = perms[:5040]
+        perms = list(itertools.islice(itertools.permutations(range(ngeo)), MAX_ORDERS))
         perms_a = np.array(perms, dtype=np.int64)
         geo_obj = np.array([[s[0] for s in g] for g in rows_geo], dtype=np.int64)
         geo_val = np.array([[s[1] for s in g] for g in rows_geo], dtype=np.int64)

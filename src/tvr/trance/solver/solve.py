@@ -6,9 +6,12 @@ final image is given). Never its `steps` nor its `final`: the final scene comes 
 perception (`parse_final`), which in the oracle ablation is `GroundTruthPerception`.
 
 Choosing among explanations: for each supposed camera (View: L, C and R; otherwise C), the parse
-is put on the world grid and matched; each explanation of least matching cost gets its steps and
-an order (`search.find_order`). The chosen answer is the first by: an order exists that breaks no
-rule, the parse lies on the grid (mean rounding residual), fewer steps, higher parse confidence.
+is put on the world grid and matched (`matching.match_rules`: energies of steps and of the
+parse's doubts); each explanation within the matching's margin gets its steps and an order
+(`search.find_order`). The chosen answer is the first by: an order exists that breaks no rule,
+least energy (an order that needs an extra move adds a step's), higher parse confidence.
+Whether an unseen object may be hidden where it stood is asked of the sampler's occlusion check
+(`tvr.trance.world.occlusion`) from the supposed camera's base position.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tvr.trance.solver.matching import INF, match_gt, match_rules
+from tvr.trance.solver.matching import INF, OUT, STEP, Reading, match_gt, match_rules
 from tvr.trance.solver.perception import Perception
 from tvr.trance.solver.scene import ParsedScene, on_grid
 from tvr.trance.solver.search import find_order
@@ -27,8 +30,9 @@ from tvr.trance.solver.steps import derive_groups
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import objects_to_array
 
-#: mean rounding residual (grid units) above which a supposed camera is judged inconsistent
-RESIDUAL_TOLERANCE = 0.05
+#: an unseen object may be hidden where it stands if fewer of its pixels (of 320x240) would show
+#: from the supposed camera (the rules' threshold is 150; a parser misses a little more)
+HIDDEN_PIXELS = 300
 
 
 @dataclass
@@ -36,7 +40,7 @@ class Solution:
     prediction: dict[str, Any]
     valid: bool = False  # the steps break no rule
     view: str | None = None  # the camera the solver inferred
-    explanations: int = 0  # distinct least-cost explanations for that camera
+    explanations: int = 0  # distinct explanations within the matching's margin for that camera
     cost: float = INF
     notes: dict[str, Any] = field(default_factory=dict)
 
@@ -51,6 +55,79 @@ def _field(sample: Any, name: str, default: Any = None) -> Any:
     if name == "view":
         return getattr(sample, "extra", {}).get("view", default)
     return getattr(sample, name, default)
+
+
+#: a step's evidence when the matching gives none (a move within the view: the object is seen
+#: elsewhere)
+MOVE_EVIDENCE = 10.0
+
+
+def _evidence(e: Any, step: tuple[int, int]) -> float:
+    """How much surer the parse is of `step` (object, value) than of its absence."""
+    obj, value = step
+    attr = vocab.value_attribute(value)
+    if attr == "position":
+        return float(e.evidence.get((obj, OUT), MOVE_EVIDENCE))
+    col = 2 + ("size", "color", "material", "shape").index(attr)
+    return float(e.evidence.get((obj, col), MOVE_EVIDENCE))
+
+
+def _objects(sample: Any) -> list[dict[str, Any]]:
+    objs = _field(sample, "objects")
+    return [o if isinstance(o, Mapping) else o.to_dict() for o in objs]
+
+
+def hidden_check(rotations: np.ndarray, view: str) -> Callable[[np.ndarray, int], bool]:
+    """occluded(state, i): from the base camera of `view`, object i, where it stands in `state`,
+    shows fewer than 150 pixels (of 320x240: the rules' threshold), or fewer than HIDDEN_PIXELS
+    and under half of what it would show with no other object there (a parser misses a little
+    more than the rules call occluded)."""
+    from tvr.trance.world.camera import CAMERA_BASE
+    from tvr.trance.world.occlusion import OCCLUSION_THRESHOLD, fast_visible_pixel_counts
+    from tvr.trance.world.simulator import COL_X, COL_Y
+
+    camera = CAMERA_BASE[view]
+
+    def occluded(state: np.ndarray, i: int) -> bool:
+        shown = fast_visible_pixel_counts(state, rotations, camera, targets=[i])[i]
+        if shown < OCCLUSION_THRESHOLD:
+            return True
+        if shown >= HIDDEN_PIXELS:
+            return False
+        alone = state.copy()
+        others = np.arange(len(state)) != i
+        alone[others, COL_X], alone[others, COL_Y] = vocab.GRID_MAX, vocab.GRID_MAX
+        full = fast_visible_pixel_counts(alone, rotations, camera, targets=[i])[i]
+        return bool(shown < 0.5 * full)
+
+    return occluded
+
+
+#: an initial object and a detection of the initial image are the same when this close (grid units)
+SAME_PLACE = 4.0
+
+
+def initial_readings(initial: np.ndarray, scene: ParsedScene) -> list[Reading]:
+    """Per initial object, the parser's attribute reading of it in the initial image (centre
+    camera): the detection nearest its known place, within SAME_PLACE grid units (greedy by
+    distance); None for objects it did not see there."""
+    objs = on_grid(scene, "C")
+    pairs = sorted(
+        (float(np.hypot(o.world[0] - initial[i, 0], o.world[1] - initial[i, 1])), f, i)
+        for f, o in enumerate(objs)
+        for i in range(len(initial))
+        if o.logp is not None
+    )
+    out: list[Reading] = [None] * len(initial)
+    used: set[int] = set()
+    for d, f, i in pairs:
+        if d > SAME_PLACE:
+            break
+        if f in used or out[i] is not None:
+            continue
+        used.add(f)
+        out[i] = objs[f].logp
+    return out
 
 
 def initial_state(sample: Any) -> np.ndarray:
@@ -75,36 +152,48 @@ def solve(
     image_view = view or _field(sample, "view") or "C"
     parser = parse_final.parse_final if hasattr(parse_final, "parse_final") else parse_final
     scene = parser(sid, image_view)
+    # how the parser saw the initial objects in the initial image (an image perception only)
+    seen = None
+    if hasattr(parse_final, "parse_initial"):
+        seen = initial_readings(initial, parse_final.parse_initial(sid))
     match = {"rules": match_rules, "gt": match_gt}[matching]
     cameras = vocab.VIEWS if setting == "view" else ("C",)
+    rotations = np.array([float(o.get("rotation", 0.0)) for o in _objects(sample)])
+    # an exact perception (the oracle) lists every object of the visible area: none is hidden
+    exact = scene.notes.get("exact", all(o.probabilities is None for o in scene.objects))
     best: tuple | None = None
+    searched = 0  # sequences simulated by the order search, over every camera and explanation
     for cam in cameras:
         objs = on_grid(scene, cam)
-        m = match(initial, objs)
-        off_grid = m.residual > RESIDUAL_TOLERANCE
+        m = match(initial, objs, None if exact else hidden_check(rotations, cam), seen)
         for e in m.explanations:
             order = None
             for tier in (0, 1):
                 order = find_order(initial, derive_groups(initial, e, tier))
+                searched += order.tried if order is not None else 0
                 if order is not None and order.valid:
                     break
             if order is None:
                 continue
-            key = (not order.valid, off_grid, len(order.steps), -e.confidence, m.residual)
+            energy = e.cost + STEP * max(len(order.steps) - e.steps, 0)
+            # Basic has one step: a reading of more is kept only when none of one exists
+            extra_steps = setting == "basic" and len(order.steps) != 1
+            key = (not order.valid, extra_steps, energy, -e.confidence)
             if best is None or key < best[0]:
-                best = (key, order, cam, len(m.explanations), e.cost)
+                best = (key, order, cam, len(m.explanations), energy, e)
     prediction: dict[str, Any] = {"id": sid}
     if setting == "view":
         prediction["view"] = image_view
     if best is None:
         prediction["steps"] = []
-        return Solution(prediction, notes={"failed": "no explanation"})
-    _, order, cam, n_expl, cost = best
-    steps = [{"obj": o, "value": vocab.VALUES[v]} for o, v in order.steps]
-    if setting == "basic":
-        steps = steps[:1]
+        return Solution(prediction, notes={"failed": "no explanation", "searched": searched})
+    _, order, cam, n_expl, cost, best_e = best
+    chosen = list(order.steps)
+    if setting == "basic" and len(chosen) > 1:  # the step the parse is surest of
+        chosen = [max(chosen, key=lambda s: _evidence(best_e, s))]
+    steps = [{"obj": o, "value": vocab.VALUES[v]} for o, v in chosen]
     prediction["steps"] = steps
-    return Solution(prediction, order.valid, cam, n_expl, cost)
+    return Solution(prediction, order.valid, cam, n_expl, cost, notes={"searched": searched})
 
 
 def solve_all(

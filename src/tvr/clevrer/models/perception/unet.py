@@ -21,6 +21,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from tvr.training.keypoints import centre_focal_loss, conv_block, local_peaks, soft_dice_loss
+
+__all__ = ["CentreUNet", "Detections", "centre_focal_loss", "conv_block", "soft_dice_loss"]
+
 OFFSET_SCALE = 10.0
 
 
@@ -30,18 +34,6 @@ class Detections:
 
     scores: torch.Tensor
     masks: torch.Tensor
-
-
-def conv_block(c_in: int, c_out: int) -> nn.Sequential:
-    """Two 3x3 convolutions (c_in -> c_out -> c_out), each with batch norm and ReLU."""
-    return nn.Sequential(
-        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-    )
 
 
 class CentreUNet(nn.Module):
@@ -154,13 +146,8 @@ class CentreUNet(nn.Module):
         _, h, w = maps.shape
         fg = maps[0] > 0
         heat = maps[1].sigmoid()
-        peaks = (heat == F.max_pool2d(heat[None, None], 3, stride=1, padding=1)[0, 0]) & (
-            heat > self.peak_threshold
-        )
-        values = heat[peaks]
-        where = peaks.nonzero().float()  # (P, 2) y, x
-        order = values.argsort(descending=True)[: self.max_objects]
-        values, where = values[order], where[order]
+        values, where = local_peaks(heat, self.peak_threshold, self.max_objects)
+        where = where.float()  # (P, 2) y, x
         if len(values) == 0 or not fg.any():
             return Detections(torch.zeros(0), torch.zeros((0, h, w), dtype=torch.bool))
         pix = fg.nonzero().float()  # (F, 2)
@@ -173,23 +160,3 @@ class CentreUNet(nn.Module):
         masks[best[ok], rows, cols] = True
         keep = masks.flatten(1).sum(1) >= self.min_pixels
         return Detections(values[keep], masks[keep])
-
-
-def soft_dice_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """1 - the soft Dice overlap of object pixels, per image, averaged (objects cover a few
-    percent of a frame: cross-entropy alone learns the floor first)."""
-    p = logits.sigmoid().flatten(1)
-    t = target.flatten(1)
-    inter = (p * t).sum(1)
-    return (1 - (2 * inter + 1) / (p.sum(1) + t.sum(1) + 1)).mean()
-
-
-def centre_focal_loss(
-    logits: torch.Tensor, heat: torch.Tensor, alpha: float = 2.0, beta: float = 4.0
-) -> torch.Tensor:
-    """CenterNet's penalty-reduced focal loss over heatmaps, per centre."""
-    p = logits.sigmoid().clamp(1e-4, 1 - 1e-4)
-    pos = heat >= 1.0
-    pos_loss = -(torch.log(p) * (1 - p) ** alpha)[pos].sum()
-    neg_loss = -(torch.log(1 - p) * p**alpha * (1 - heat) ** beta)[~pos].sum()
-    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
