@@ -7,7 +7,8 @@ change neither positions nor sizes, so they break no rule wherever they stand an
 (the reasoning of `simulator.order_sensitive_batch`); the orders of the geometric steps are all
 tried, so for up to 4 steps this is every permutation that can differ. Beyond 7 geometric
 steps (never a reference: at most 4 steps) only the first MAX_ORDERS orders, and at most
-MAX_COMBINATIONS combinations, are tried, so that a parse of noise cannot hang the search.
+MAX_COMBINATIONS combinations, and MAX_SIMULATED sequences in all, are tried, so that a parse of
+noise cannot hang the search (every reference needs under 6,000).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ CHUNK = 20000
 MAX_ORDERS = 5040
 #: combinations of the groups' alternatives tried at most (a noisy parse can need many)
 MAX_COMBINATIONS = 20000
+#: sequences simulated at most per search: past it the search gives up (an invalid order)
+MAX_SIMULATED = 200_000
 
 
 def _geometric(value: int) -> bool:
@@ -76,6 +79,8 @@ def find_order(initial: np.ndarray, groups: list[Group]) -> Order | None:
             invalid = world.apply_steps_batch(states, o, v).invalid.any(axis=1)
             tried += len(o)
             ok = np.flatnonzero(~invalid)
+            if not len(ok) and tried >= MAX_SIMULATED:
+                return Order(fallback or [], False, tried)
             if len(ok):
                 r = int(ok[0])
                 c = start + r // per

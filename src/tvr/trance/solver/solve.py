@@ -30,6 +30,9 @@ from tvr.trance.solver.steps import derive_groups
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import objects_to_array
 
+#: readings that need more steps than this are not searched for an order (a reference has at
+#: most 4; a wrong camera in View reads most objects as moved)
+MAX_READING_STEPS = 6
 #: an unseen object may be hidden where it stands if fewer of its pixels (of 320x240) would show
 #: from the supposed camera (the rules' threshold is 150; a parser misses a little more)
 HIDDEN_PIXELS = 300
@@ -163,24 +166,31 @@ def solve(
     exact = scene.notes.get("exact", all(o.probabilities is None for o in scene.objects))
     best: tuple | None = None
     searched = 0  # sequences simulated by the order search, over every camera and explanation
+    readings = []  # (energy, camera, explanation, explanations of that camera)
     for cam in cameras:
         objs = on_grid(scene, cam)
         m = match(initial, objs, None if exact else hidden_check(rotations, cam), seen)
-        for e in m.explanations:
-            order = None
-            for tier in (0, 1):
-                order = find_order(initial, derive_groups(initial, e, tier))
-                searched += order.tried if order is not None else 0
-                if order is not None and order.valid:
-                    break
-            if order is None:
-                continue
-            energy = e.cost + STEP * max(len(order.steps) - e.steps, 0)
-            # Basic has one step: a reading of more is kept only when none of one exists
-            extra_steps = setting == "basic" and len(order.steps) != 1
-            key = (not order.valid, extra_steps, energy, -e.confidence)
-            if best is None or key < best[0]:
-                best = (key, order, cam, len(m.explanations), energy, e)
+        readings += [(e.cost, cam, e, len(m.explanations)) for e in m.explanations]
+    readings.sort(key=lambda r: r[0])
+    for energy_at_least, cam, e, n_expl in readings:
+        if best is not None and not any(best[0][:2]) and energy_at_least > best[4]:
+            break  # an order cannot make a dearer reading win (an order only adds steps)
+        if e.steps > MAX_READING_STEPS:
+            continue  # no reference has so many: a supposed camera that does not fit
+        order = None
+        for tier in (0, 1):
+            order = find_order(initial, derive_groups(initial, e, tier))
+            searched += order.tried if order is not None else 0
+            if order is not None and order.valid:
+                break
+        if order is None:
+            continue
+        energy = e.cost + STEP * max(len(order.steps) - e.steps, 0)
+        # Basic has one step: a reading of more is kept only when none of one exists
+        extra_steps = setting == "basic" and len(order.steps) != 1
+        key = (not order.valid, extra_steps, energy, -e.confidence)
+        if best is None or key < best[0]:
+            best = (key, order, cam, n_expl, energy, e)
     prediction: dict[str, Any] = {"id": sid}
     if setting == "view":
         prediction["view"] = image_view
