@@ -148,5 +148,5 @@ def score_lines(scores: dict[str, Any]) -> list[str]:
 
     lines.append(row("all", scores["all"]))
     lines += [row(v, s) for v, s in scores["view"].items()]
-    lines += [row(f"{n} objects", s) for n, s in scores["objects"].items()]
+    lines += [row(f"{n} objects", s) for n, s in scores["objects"].items() if s["objects"]]
     return lines
