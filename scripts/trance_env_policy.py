@@ -86,6 +86,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--entropy", type=float, default=0.01, help="entropy bonus weight")
     ap.add_argument("--eval-episodes", type=int, default=1024)
+    ap.add_argument("--curve", help="also draw the learning curve (training batches' accuracy) "
+                    "into this PNG (needs matplotlib: the report extra)")  # fmt: skip
     args = ap.parse_args()
     torch.manual_seed(0)
     envs = gym.make_vec(
@@ -96,6 +98,7 @@ def main() -> None:
     eval_batches = max(args.eval_episodes // args.batch, 1)
     rand = evaluate(envs, None, eval_batches)
     start = time.perf_counter()
+    curve: list[tuple[int, float]] = []
     for it in range(args.episodes // args.batch):
         r, c, logp, ent = run_episodes(envs, policy, seed=it * args.batch, train=True)
         r = torch.as_tensor(r, dtype=torch.float32)
@@ -103,6 +106,7 @@ def main() -> None:
         opt.zero_grad()
         loss.backward()
         opt.step()
+        curve.append(((it + 1) * args.batch, float(np.mean(c))))
         if it % 25 == 0:
             n = (it + 1) * args.batch
             print(f"episodes {n:6d}  acc {c.mean():.3f}  entropy {ent.mean():.2f}")
@@ -112,6 +116,33 @@ def main() -> None:
     print(f"random policy:  reward {rand[0]:+.3f}  accuracy {rand[1]:.3f}")
     print(f"trained policy: reward {trained[0]:+.3f}  accuracy {trained[1]:.3f}")
     envs.close()
+    if args.curve:
+        draw_curve(curve, rand[1], trained[1], args.curve)
+
+
+def draw_curve(curve: list[tuple[int, float]], random_acc: float, final_acc: float, path: str):
+    """The training batches' accuracy (a moving mean over 20 batches) against episodes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = np.array([n for n, _ in curve])
+    y = np.array([a for _, a in curve])
+    k = min(20, len(y))
+    smooth = np.convolve(y, np.ones(k) / k, mode="valid")
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.plot(x, y, color="0.8", lw=0.8, label="training batch")
+    ax.plot(x[k - 1 :], smooth, color="C0", label=f"mean of {k} batches")
+    ax.axhline(random_acc, color="C3", ls="--", label=f"random step ({random_acc:.3f})")
+    ax.axhline(final_acc, color="C2", ls=":", label=f"greedy, held out ({final_acc:.3f})")
+    ax.set_xlabel("episodes")
+    ax.set_ylabel("accuracy (corr reward)")
+    ax.set_title("REINFORCE on tvr/TRANCE-Basic-v0")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="parser of the final image: parser (default: a trained scene parser, "
                    "--run or --checkpoint, on the dataset's images) or gt (the oracle: the "
                    "final scene)")  # fmt: skip
+    p.add_argument("--images", type=Path,
+                   help="--perception parser: a folder of the samples' PNGs, named as the "
+                   "release names them ({id}-init.C.png, {id}-fin.L.png, ...; 320x240 or "
+                   "160x120); default: the images of the --data dataset folder")  # fmt: skip
     model = p.add_mutually_exclusive_group()
     model.add_argument("--run", type=Path, help="a `tvr trance parser train` run folder")
     model.add_argument("--checkpoint", type=Path, help="one scene parser checkpoint (.ckpt)")
@@ -61,11 +65,17 @@ def run(args: argparse.Namespace) -> int:
 
         require(args.run is not None or args.checkpoint is not None,
                 "--perception parser needs --run or --checkpoint (a scene parser)")  # fmt: skip
-        require(Path(args.data).is_dir(), "--perception parser reads the images of a dataset "
-                "folder: give --data a `tvr generate` folder")  # fmt: skip
+        require(args.images is not None or Path(args.data).is_dir(),
+                "--perception parser reads images: give --data a `tvr generate` folder, or "
+                "--images the folder of the samples' PNGs")  # fmt: skip
+        require(args.images is None or Path(args.images).is_dir(),
+                f"--images {args.images}: no such folder")  # fmt: skip
         with needs_extra("the scene parser needs the train extra"):
-            perception = make_perception("parser", samples, str(args.run or args.checkpoint),
-                                         args.data, args.split)  # fmt: skip
+            perception = make_perception(
+                "parser", samples, str(args.run or args.checkpoint),
+                None if args.images else args.data, args.split,
+                str(args.images) if args.images else None,
+            )  # fmt: skip
     else:
         perception = make_perception(args.perception, samples)
     stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0}

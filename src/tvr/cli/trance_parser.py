@@ -76,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Parse every image of a split with a trained scene parser; score the "
         "parses against the split's scenes (per attribute, position error in grid units, missed "
         "and extra objects; per image and per number of objects), written to RUN/eval/"
-        "DATA-SPLIT/parser_eval.json (with --checkpoint: beside it); with --out, the parses too "
+        "DATA-SPLIT[-first-N]/parser_eval.json (with --checkpoint: beside it); with --out, the "
+        "parses too "
         "(JSONL, a row per image).",
     )
     model = q.add_mutually_exclusive_group(required=True)
@@ -128,6 +129,8 @@ def run_predict(args: argparse.Namespace) -> int:
     with step_bar(None, "score", "sample", not args.quiet) as bar:
         scores = score_split(parser, args.data, args.split, args.limit, bar.update)
     name = f"{Path(args.data).resolve().name}-{args.split}"
+    if args.limit:  # a part of the split is scored apart from the whole
+        name += f"-first-{args.limit}"
     where = Path(args.run) / "eval" / name if args.run else Path(args.checkpoint).parent / name
     write_json(where / "parser_eval.json", scores)
     return print_result(scores, score_lines(scores), args.json, f"scores: {where / 'parser_eval.json'}")

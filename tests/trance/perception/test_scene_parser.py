@@ -102,6 +102,23 @@ def test_train_predict_evaluate_solve(dataset, tmp_path, capsys):
     assert len(preds) == 3 and all("steps" in p and p["view"] in "LCR" for p in preds)
     assert main(["evaluate", "--data", str(dataset), "--predictions", str(pred)]) == 0
 
+    # the same from a folder of PNGs named as the release names them, and a samples file
+    import shutil
+
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for png in (dataset / "test" / "shards").glob("shard-*/images/*.png"):
+        shutil.copy(png, folder / png.name)
+    pred2 = tmp_path / "pred2.jsonl"
+    assert main(["solve", "--data", str(dataset / "test" / "samples.jsonl"), "--images",
+                 str(folder), "--run", str(run), "--out", str(pred2), "--quiet"]) == 0  # fmt: skip
+    assert len(pred2.read_text().splitlines()) == 3
+    next(folder.glob("*-fin.C.png")).unlink()
+    assert main(["solve", "--data", str(dataset / "test" / "samples.jsonl"), "--images",
+                 str(folder), "--run", str(run), "--out", str(tmp_path / "p3.jsonl"),
+                 "--quiet"]) != 0  # fmt: skip
+    assert "no such image" in capsys.readouterr().err
+
 
 def test_solver_on_images_never_reads_the_reference(dataset, tmp_path):
     import torch

@@ -123,7 +123,8 @@ def unchanged_patch(initial: np.ndarray, final: np.ndarray, u: float, v: float) 
 
 class ImagePerception:
     """The solver's perception from images: a parser over the images of a split of a `tvr
-    generate` dataset (its small 160x120 copies). Parses are made per sample on demand and kept
+    generate` dataset (its small 160x120 copies), or over a folder of PNGs named as the release
+    names them (`{id}-init.C.png`, `{id}-fin.L.png`, ...; 320x240 are box-filtered to 160x120). Parses are made per sample on demand and kept
     (the View setting asks for the same sample's three images).
 
     The centre camera takes the initial and the final centre image from the same place: where a
@@ -132,19 +133,42 @@ class ImagePerception:
     parser's doubt about an unchanged object is then the same in both images)."""
 
     def __init__(
-        self, parser: SceneParser, data: str | Path, split: str,
-        threshold: float = SOLVER_THRESHOLD,
+        self, parser: SceneParser, data: str | Path | None = None, split: str = "test",
+        threshold: float = SOLVER_THRESHOLD, images: str | Path | None = None,
     ) -> None:  # fmt: skip
         self.parser = parser
         self.threshold = threshold
-        self.store = open_split(data, split)
+        self.images = Path(images) if images is not None else None
+        self.store = open_split(data, split) if self.images is None and data is not None else None
+        if self.store is None and self.images is None:
+            raise ValueError("an image perception needs a dataset folder or an images folder")
         self._cache: dict[str, tuple[np.ndarray, list[list[Detection]]]] = {}
+
+    def _read(self, sample_id: str) -> np.ndarray:
+        """The four images (init.C, fin.L, fin.C, fin.R) of a sample at 160x120."""
+        if self.store is not None:
+            shard, j = self.store.locate(self.store.index_of(sample_id))
+            return np.asarray(shard.small[j])
+        from PIL import Image
+
+        from tvr.core.errors import UserError
+
+        out = []
+        for stage, view in IMAGE_SLOTS:
+            path = self.images / image_name(sample_id, stage, view)  # type: ignore[operator]
+            if not path.is_file():
+                raise UserError(f"{path}: no such image (sample {sample_id}, {stage}.{view})")
+            with Image.open(path) as im:
+                rgb = np.asarray(im.convert("RGB"))
+            if rgb.shape[:2] not in ((240, 320), (120, 160)):
+                raise UserError(f"{path}: {rgb.shape[1]}x{rgb.shape[0]}; the parser reads "
+                                "320x240 or 160x120 images")  # fmt: skip
+            out.append(to_input(rgb[None]).mul(255).round().byte()[0].permute(1, 2, 0).numpy())
+        return np.stack(out)
 
     def _parses(self, sample_id: str) -> tuple[np.ndarray, list[list[Detection]]]:
         if sample_id not in self._cache:
-            i = self.store.index_of(sample_id)
-            shard, j = self.store.locate(i)
-            images = np.asarray(shard.small[j])
+            images = self._read(sample_id)
             self._cache.clear()
             self._cache[sample_id] = (images, self.parser.parse(images, threshold=self.threshold))
         return self._cache[sample_id]

@@ -74,15 +74,17 @@ def make_perception(
     parser: str | None = None,
     data: str | None = None,
     split: str = "test",
+    images: str | None = None,
 ) -> Perception:
     """The oracle ("gt", from the samples' final scenes) or a trained scene parser ("parser":
-    `parser` a run folder or checkpoint, reading the final images of `data`'s `split`)."""
+    `parser` a run folder or checkpoint, reading the images of `data`'s `split`, or the PNGs of
+    the folder `images`)."""
     if name == "gt":
         return GroundTruthPerception.from_samples(samples)
     if name == "parser":
         from tvr.trance.perception.predict import ImagePerception, SceneParser
 
-        if parser is None or data is None:
-            raise ValueError("the parser perception needs a parser run and a dataset folder")
-        return ImagePerception(SceneParser.load(parser), data, split)
+        if parser is None or (data is None and images is None):
+            raise ValueError("the parser perception needs a parser run and the images")
+        return ImagePerception(SceneParser.load(parser), data, split, images=images)
     raise ValueError(f"unknown perception {name!r}; known: {', '.join(PERCEPTIONS)}")
