@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tvr.trance.world import vocab
-from tvr.trance.world.camera import IMAGE_HEIGHT, IMAGE_WIDTH, Camera
+from tvr.trance.world.camera import IMAGE_WIDTH, Camera
 
 
 def centre_height(size: str, shape: str) -> float:
@@ -48,6 +48,3 @@ def pixel_to_grid(
     p = c + t * d
     return float(p[0] / vocab.GRID_UNIT), float(p[1] / vocab.GRID_UNIT)
 
-
-def _check() -> None:  # pragma: no cover - a sanity check kept for the docs
-    assert IMAGE_WIDTH * 3 == IMAGE_HEIGHT * 4
