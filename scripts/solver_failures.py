@@ -32,7 +32,8 @@ from tvr.trance.perception.geometry import centre_height, pixel_to_grid
 from tvr.trance.perception.labels import COL, image_labels
 from tvr.trance.perception.metrics import MATCH_RADIUS, VISIBLE_PIXELS
 from tvr.trance.perception.model import HEADS
-from tvr.trance.perception.predict import SOLVER_THRESHOLD, SceneParser
+from tvr.trance.perception.predict import SceneParser
+from tvr.trance.solver.images import SOLVER_THRESHOLD
 from tvr.trance.world.camera import CAMERA_BASE
 from tvr.trance.world.vocab import IMAGE_SLOTS, VALUES
 

@@ -125,8 +125,9 @@ def test_solver_on_images_never_reads_the_reference(dataset, tmp_path):
 
     from tests.trance.solver.test_solver import _Guarded
     from tvr.trance.perception.model import SceneParserNet
-    from tvr.trance.perception.predict import ImagePerception, SceneParser
+    from tvr.trance.perception.predict import SceneParser
     from tvr.trance.solver import solve
+    from tvr.trance.solver.images import ImagePerception
 
     torch.manual_seed(0)
     perception = ImagePerception(SceneParser(SceneParserNet(width=4)), dataset, "test")

@@ -6,5 +6,6 @@ perception; `tvr trance parser train|predict`).
 - `labels`: per-image labels from the scene JSON and the raster renderer's masks.
 - `data`, `config`, `module`, `train`: training on a `tvr generate` dataset (shared run engine).
 - `metrics`: per-attribute accuracy, position error, missed and extra objects.
-- `predict`: a trained parser, the solver's `ImagePerception`, scoring a split.
+- `predict`: a trained parser, scoring a split, its parses as rows (the solver's perception
+  over images is `tvr.trance.solver.images`).
 """

@@ -5,7 +5,7 @@ final image taken by camera `view` (`{id}-fin.{view}.png`). The initial scene ne
 the paper gives a model the initial objects' attributes with their indices (the sample's
 `objects`).
 
-`tvr.trance.perception.predict.ImagePerception` (`--perception parser`) parses the final images
+`tvr.trance.solver.images.ImagePerception` (`--perception parser`) parses the final images
 with a trained scene parser. `GroundTruthPerception` is the oracle ablation
 (`tvr solve --perception gt`): it reads the
 sample's final scene, keeps the objects in the visible area (the only ones an image shows), and
@@ -82,7 +82,8 @@ def make_perception(
     if name == "gt":
         return GroundTruthPerception.from_samples(samples)
     if name == "parser":
-        from tvr.trance.perception.predict import ImagePerception, SceneParser
+        from tvr.trance.perception.predict import SceneParser
+        from tvr.trance.solver.images import ImagePerception
 
         if parser is None or (data is None and images is None):
             raise ValueError("the parser perception needs a parser run and the images")
