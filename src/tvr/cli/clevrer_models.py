@@ -17,8 +17,8 @@ from typing import Any
 
 from tvr.cli._common import (
     RENAMED_UNTIL,
+    add_run_options,
     devices_option,
-    non_negative_int,
     note_renamed,
     positive_float,
     positive_int,
@@ -40,19 +40,8 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train-split", help="question file trained on (default train)")
     p.add_argument("--val-split", help="question file scored each epoch (default val)")
     p.add_argument("--epochs", type=positive_int)
-    p.add_argument("--max-minutes", type=positive_float, help="stop fitting after this long")
     p.add_argument("--lr", type=positive_float)
-    p.add_argument("--seed", type=non_negative_int)
-    p.add_argument("--workers", dest="num_workers", type=non_negative_int,
-                   help="data loader workers")  # fmt: skip
-    p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=devices_option, help="auto or a number (default 1)")
-    p.add_argument("--precision", choices=("auto", "32-true", "bf16-mixed", "16-mixed"))
-    p.add_argument("--output-dir", help="folder of run folders (default runs/clevrer)")
-    p.add_argument("--run-name", help="the run folder's name (default: the model's)")
-    p.add_argument("--log-every-n-steps", type=positive_int)
-    p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's)")
-    p.add_argument("--no-resume", action="store_true", help="start over even if a run is there")
+    add_run_options(p, "runs/clevrer", "the model's name")
     _progress_options(p)
     renamed(p, "--num-workers", "--workers")
 

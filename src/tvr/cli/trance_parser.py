@@ -9,7 +9,7 @@ from typing import Any
 
 from tvr.cli._common import (
     add_data_option,
-    devices_option,
+    add_run_options,
     needs_extra,
     non_negative_int,
     positive_float,
@@ -54,18 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--lr", type=positive_float, help="peak learning rate (2e-3)")
     t.add_argument("--weight-decay", type=float, help="AdamW weight decay (1e-4)")
     t.add_argument("--epochs", type=positive_int, help="default 8")
-    t.add_argument("--max-minutes", type=positive_float, help="stop fitting after this long")
-    t.add_argument("--seed", type=non_negative_int)
-    t.add_argument("--workers", dest="num_workers", type=non_negative_int,
-                   help="data loader workers")  # fmt: skip
-    t.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    t.add_argument("--devices", type=devices_option, help="auto or a number (default 1)")
-    t.add_argument("--precision", choices=("auto", "32-true", "bf16-mixed", "16-mixed"))
-    t.add_argument("--output-dir", help="folder of run folders (default runs/trance)")
-    t.add_argument("--run-name", help="the run folder's name (default scene-parser)")
-    t.add_argument("--log-every-n-steps", type=positive_int)
-    t.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's)")
-    t.add_argument("--no-resume", action="store_true", help="start over even if a run is there")
+    add_run_options(t, "runs/trance", "scene-parser")
     t.add_argument("--quiet", action="store_true", help="no epoch lines")
     t.set_defaults(func=run_train)
 
