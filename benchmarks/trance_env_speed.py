@@ -16,7 +16,7 @@ import time
 import gymnasium as gym
 import numpy as np
 
-import tvr  # noqa: F401  (registers the environments)
+import tvr.trance.env  # noqa: F401  (registers the environments)
 
 ENV_ID = "tvr/TRANCE-Event-v0"
 

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-import tvr  # noqa: F401  (registers the environments)
+import tvr.trance.env  # noqa: F401  (registers the environments)
 from tvr.trance.world import vocab
 
 SIZES = (len(vocab.SIZES), len(vocab.COLORS), len(vocab.MATERIALS), len(vocab.SHAPES))

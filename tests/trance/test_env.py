@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 gym = pytest.importorskip("gymnasium")
 
-import tvr  # noqa: E402,F401  (registers the environments)
+from gymnasium.error import ResetNeeded  # noqa: E402
+
 from tvr.trance.env import STOP, TranceEnv, decode_action, encode_action  # noqa: E402
 from tvr.trance.train.scoring import event_scores, reward  # noqa: E402
 from tvr.trance.world import simulator as world  # noqa: E402
@@ -19,11 +21,28 @@ from tvr.trance.world import vocab  # noqa: E402
 IDS = ["tvr/TRANCE-Basic-v0", "tvr/TRANCE-Event-v0", "tvr/TRANCE-View-v0"]
 
 
-def test_import_tvr_does_not_import_gymnasium_and_registers_on_its_import():
+def test_import_tvr_installs_no_import_hook_and_imports_no_gymnasium():
+    """Issue 39: no meta-path hook; the environments are registered by `import tvr.trance.env`
+    and by Gymnasium's own "module:id" form, nothing else."""
     code = (
-        "import sys, tvr; assert 'gymnasium' not in sys.modules; import gymnasium; "
-        f"assert all(i in gymnasium.registry for i in {IDS!r}); "
-        "assert 'tvr.trance.env' not in sys.modules"
+        "import sys; before = list(sys.meta_path); import tvr; "
+        # tvr._moved (old module paths) goes in the branch deleting it; then compare whole lists
+        "new = [f for f in sys.meta_path if f not in before "
+        "and type(f).__module__ != 'tvr._moved']; "
+        "assert not new, new; assert 'gymnasium' not in sys.modules; "
+        "import gymnasium; "
+        f"assert not any(i in gymnasium.registry for i in {IDS!r}); "
+        "import tvr.trance.env; "
+        f"assert all(i in gymnasium.registry for i in {IDS!r})"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_make_with_the_module_prefix_imports_the_module():
+    code = (
+        "import sys, gymnasium; assert 'tvr.trance.env' not in sys.modules; "
+        "env = gymnasium.make('tvr.trance.env:tvr/TRANCE-Event-v0'); "
+        "assert env.unwrapped.setting == 'event'; env.reset(seed=0)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -153,3 +172,105 @@ def test_vector_env(mode):
         assert np.asarray(rewards).shape == (10, 3)
     finally:
         envs.close()
+
+
+# --- Gymnasium's contract (issue 38, point 8) --------------------------------------------------
+def test_step_after_the_end_raises_and_the_episode_does_not_change():
+    env = TranceEnv("event")
+    env.reset(seed=1)
+    with pytest.raises(ResetNeeded):
+        TranceEnv("event").step(STOP)  # before reset
+    env.step(encode_action(0, 0))
+    obs, r, term, _, info = env.step(STOP)
+    assert term
+    for action in (STOP, encode_action(1, 1)):
+        with pytest.raises(ResetNeeded, match="terminated=True"):
+            env.step(action)
+    assert env.scores() == (r, {k: info[k] for k in ("correct", "distance", "norm_distance")})
+    np.testing.assert_array_equal(env._obs()["state"], obs["state"])
+    env.reset(seed=2)
+    env.step(STOP)  # a new episode steps again
+    # the same through gym.make's wrappers
+    wrapped = gym.make(IDS[0])
+    wrapped.reset(seed=0)
+    assert wrapped.step(encode_action(0, 0))[2]
+    with pytest.raises(ResetNeeded):
+        wrapped.step(encode_action(0, 0))
+
+
+def _samples_file(tmp_path: Path, setting: str = "event", n: int = 5, config: bool = True) -> Path:
+    import json
+
+    from tvr.trance.data.files import write_samples
+    from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
+
+    steps = 1 if setting == "basic" else 4
+    sampler = ShardSampler(SamplerConfig(occlusion=False, max_steps=steps), seed=3, shard=0)
+    samples = [sampler.sample(i) for i in range(n)]
+    folder = tmp_path / setting
+    folder.mkdir()
+    if setting == "view":
+        for s, v in zip(samples, "LCRLC", strict=False):
+            s.extra["view"] = v
+    write_samples(folder / "samples.jsonl", samples)
+    if config:
+        (folder / "config.json").write_text(json.dumps({"setting": setting}))
+    return folder / "samples.jsonl"
+
+
+@pytest.mark.parametrize("index", [5, -1, 10**9, "0", 1.5, True, [0]])
+def test_reset_index_out_of_range_or_not_an_integer_is_refused(tmp_path, index):
+    env = TranceEnv("event", samples=_samples_file(tmp_path))
+    with pytest.raises(ValueError, match=r"reset option 'index' .*expected an integer in 0\.\.4"):
+        env.reset(options={"index": index})
+    assert env.reset(options={"index": np.int64(4)})[1]["sample_id"] == env.samples[4].id
+
+
+def test_reset_index_without_samples_and_unknown_options_are_refused():
+    with pytest.raises(ValueError, match="'index' needs a samples file"):
+        TranceEnv("event").reset(options={"index": 0})
+    with pytest.raises(ValueError, match=r"\['idx'\]: unknown"):
+        TranceEnv("event").reset(options={"idx": 0})
+
+
+@pytest.mark.parametrize("setting,other", [("basic", "event"), ("view", "event"),
+                                           ("event", "view"), ("event", "basic"),
+                                           ("basic", "view")])  # fmt: skip
+def test_a_samples_file_of_another_setting_is_refused(tmp_path, setting, other):
+    path = _samples_file(tmp_path, other)
+    with pytest.raises(ValueError, match=f"setting {other!r}, not this environment's {setting!r}"):
+        gym.make(f"tvr/TRANCE-{setting.capitalize()}-v0", samples=path)
+    path.with_name("config.json").unlink()  # without its config.json, the samples tell
+    if (setting, other) in (("basic", "event"), ("basic", "view"), ("event", "view")):
+        with pytest.raises(ValueError, match=f"not a {setting} sample"):
+            TranceEnv(setting, samples=path)
+    TranceEnv(other, samples=path)  # its own setting reads it
+
+
+@pytest.mark.parametrize("action", [STOP + 1, -1, 10**6, 1.5, "3", True, None, np.float64(2.0)])
+def test_an_action_outside_the_space_is_refused_before_the_simulator(action):
+    env = TranceEnv("event")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=rf"action .*expected an integer in 0\.\.{STOP}"):
+        env.step(action)
+    assert env.step(np.int64(STOP))[2]  # a numpy integer is an integer
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"max_steps": 0}, "max_steps 0: expected an integer >= 1"),
+    ({"max_steps": 2.5}, "max_steps 2.5"),
+    ({"image_size": (0, 0)}, r"image_size \(0, 0\): expected \(width, height\)"),
+    ({"image_size": (64,)}, "image_size"),
+    ({"preset": "nope"}, "unknown preset 'nope': expected one of"),
+    ({"render_mode": "human"}, "unknown render_mode 'human'"),
+])  # fmt: skip
+def test_bad_settings_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        TranceEnv("event", **kwargs)
+
+
+def test_max_steps_is_kept():
+    env = TranceEnv("event", max_steps=2)
+    env.reset(seed=0)
+    assert not env.step(encode_action(0, 0))[2]
+    assert env.step(encode_action(0, 0))[2]

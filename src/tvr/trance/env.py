@@ -22,6 +22,18 @@ Action: Discrete(331): `obj * 33 + value` for a step (object 0..9, value 0..32 o
 `info["broken_rule"]`: the rule the step broke ("off_plane", "overlap" or None; `info["noop"]` for
 a step that set the value an attribute already had); the step is applied all the same, as the
 simulator does. The final step's info adds `correct`, `distance`, `norm_distance`, `sample_id`.
+
+Gymnasium's contract, checked rather than guessed: `step` before `reset`, or after the episode
+ended (terminated=True), raises `gymnasium.error.ResetNeeded` (as the `OrderEnforcing` wrapper
+does before a reset), so an ended episode never changes; an action outside the action space (or
+not an integer: 1.5, "3", True) is a ValueError naming the space; so are `reset(options=...)`
+keys other than "index" and "sample", an index that is not an integer in 0..len(samples)-1, a
+samples file of another setting (its config.json names another, or Basic samples of more than
+one step, View samples, with their `extra["view"]`, given to Basic or Event), and bad settings
+(`max_steps` < 1, `image_size` not two positive integers, an unknown `preset` or `render_mode`).
+
+Importing this module registers the three environments (`gymnasium.register`); `import tvr`
+does not import Gymnasium and installs no import hook.
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from tvr.trance.data.sample import Sample
 from tvr.trance.train.scoring import REWARDS, basic_scores, event_scores, reward
@@ -81,6 +94,71 @@ def _state_space() -> spaces.Box:
     return spaces.Box(low, high, shape=(vocab.NUM_OBJECTS, 6), dtype=np.int64)
 
 
+def _presets() -> tuple[str, ...]:
+    """The raster renderer's presets `preset` may name."""
+    from tvr.trance.render.presets import PRESETS
+
+    return tuple(PRESETS)
+
+
+def _is_int(value: Any) -> bool:
+    """An integer, not a bool (True is not the index 1), a float or a string of digits."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _image_size(size: Any) -> tuple[int, int]:
+    if (not isinstance(size, (tuple, list)) or len(size) != 2
+            or not all(_is_int(v) and v > 0 for v in size)):  # fmt: skip
+        raise ValueError(f"image_size {size!r}: expected (width, height), two integers >= 1")
+    return int(size[0]), int(size[1])
+
+
+def _preset(preset: Any) -> str:
+    presets = _presets()
+    if preset not in presets:
+        raise ValueError(f"unknown preset {preset!r}: expected one of {presets}")
+    return str(preset)
+
+
+def _max_steps(value: Any) -> int:
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"max_steps {value!r}: expected an integer >= 1 (or None, the "
+                         "setting's: 1 in Basic, 4 in Event and View)")  # fmt: skip
+    return int(value)
+
+
+def _check_samples_setting(samples: list[Sample], setting: str, where: str) -> None:
+    """Samples of another setting are refused: Basic's have one step and no view, Event's no
+    view (View samples carry their final view, `extra["view"]`)."""
+    for i, s in enumerate(samples):
+        problem = None
+        if setting == "basic" and len(s.steps) != 1:
+            problem = f"has {len(s.steps)} steps (a Basic sample has one)"
+        elif setting != "view" and "view" in s.extra:
+            problem = f"has a final view ({s.extra['view']!r}: a View sample)"
+        if problem:
+            raise ValueError(
+                f"{where}: sample {i} ({s.id}) {problem}; not a {setting} sample, "
+                f"use {ENV_IDS['view' if 'view' in s.extra else 'event']}"
+            )
+
+
+def _check_options(options: dict[str, Any], num_samples: int | None) -> None:
+    unknown = sorted(set(options) - {"index", "sample"})
+    if unknown:
+        raise ValueError(f"reset options {unknown}: unknown; expected 'index' or 'sample'")
+    i = options.get("index")
+    if i is None:
+        return
+    if num_samples is None:
+        raise ValueError("reset option 'index' needs a samples file (samples=...)")
+    if not _is_int(i) or not 0 <= i < num_samples:
+        raise ValueError(
+            f"reset option 'index' {i!r}: expected an integer in 0..{num_samples - 1} "
+            f"(the samples' indices)"
+        )
+
+
 _RENDERER: Any = None
 
 
@@ -118,20 +196,33 @@ class TranceEnv(gym.Env):
             raise ValueError(f"unknown obs_mode {obs_mode!r}: expected one of {OBS_MODES}")
         if reward_kind not in REWARDS:
             raise ValueError(f"unknown reward {reward_kind!r}: expected one of {REWARDS}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of "
+                             f"{self.metadata['render_modes']}")  # fmt: skip
         self.setting = setting
         self.obs_mode = obs_mode
         self.reward_kind = reward_kind
-        self.image_size = (int(image_size[0]), int(image_size[1]))  # width, height
-        self.preset = preset
+        self.image_size = _image_size(image_size)  # width, height
+        self.preset = _preset(preset)
         self.render_mode = render_mode
-        self.max_steps = int(max_steps or (1 if setting == "basic" else vocab.MAX_STEPS))
+        default_steps = 1 if setting == "basic" else vocab.MAX_STEPS
+        self.max_steps = default_steps if max_steps is None else _max_steps(max_steps)
+        where = "samples"
         if isinstance(samples, (str, Path)):
-            from tvr.trance.data.files import read_samples
+            from tvr.trance.data.files import data_setting, read_samples
 
+            found = data_setting(samples)
+            if found is not None and found[0] != setting:
+                raise ValueError(f"samples {samples}: {found[1]} names setting {found[0]!r}, "
+                                 f"not this environment's {setting!r} ({ENV_IDS[found[0]]} "
+                                 "reads it)")  # fmt: skip
+            where = f"samples {samples}"
             samples = read_samples(samples)
         self.samples: list[Sample] | None = list(samples) if samples is not None else None
         if self.samples is not None and not self.samples:
-            raise ValueError("the samples file holds no sample")
+            raise ValueError(f"{where}: holds no sample")
+        if self.samples is not None:
+            _check_samples_setting(self.samples, setting, where)
         from tvr.trance.sampling.sampler import SamplerConfig
 
         steps = 1 if setting == "basic" else vocab.MAX_STEPS
@@ -161,7 +252,7 @@ class TranceEnv(gym.Env):
             i = options.get("index")
             if i is None:
                 i = int(self.np_random.integers(len(self.samples)))
-            return self.samples[int(i) % len(self.samples)]
+            return self.samples[int(i)]
         from tvr.trance.sampling.sampler import ShardSampler
 
         seed = int(self.np_random.integers(2**31 - 1))
@@ -194,6 +285,7 @@ class TranceEnv(gym.Env):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
+        _check_options(options, None if self.samples is None else len(self.samples))
         sample = options.get("sample") or self._draw_sample(options)
         self.sample = sample
         self.view = self._final_view(sample)
@@ -203,6 +295,7 @@ class TranceEnv(gym.Env):
         self._objs: list[int] = []
         self._values: list[int] = []
         self._images = None
+        self._done = False
         if self.obs_mode != "symbolic":
             self._images = self._render_images(sample, self.view)
         info = {"sample_id": sample.id, "view": self.view, "num_steps": len(sample.steps)}
@@ -223,7 +316,8 @@ class TranceEnv(gym.Env):
 
     def scores(self) -> tuple[float, dict[str, Any]]:
         """The reward of the steps taken so far, as REINFORCE computes it, and its scores."""
-        assert self.sample is not None, "call reset() first"
+        if self.sample is None:
+            raise ResetNeeded("call reset() before scores()")
         n = max(len(self._objs), 1)
         objs = np.full((1, n), -1, dtype=np.int64)
         values = np.full((1, n), world.PAD_VALUE, dtype=np.int64)
@@ -250,7 +344,14 @@ class TranceEnv(gym.Env):
         }
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        assert self.sample is not None, "call reset() first"
+        if self.sample is None:
+            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
+        if self._done:
+            raise ResetNeeded("the episode has ended (terminated=True); call env.reset() before "
+                              "env.step()")  # fmt: skip
+        if not _is_int(action) or not self.action_space.contains(int(action)):
+            raise ValueError(f"action {action!r}: expected an integer in 0..{STOP} (obj * "
+                             f"{vocab.NUM_VALUES} + value, {STOP} = stop)")  # fmt: skip
         decoded = decode_action(int(action))
         info: dict[str, Any] = {"broken_rule": None, "noop": False}
         if decoded is not None:
@@ -263,6 +364,7 @@ class TranceEnv(gym.Env):
         done = decoded is None or len(self._objs) >= self.max_steps
         r = 0.0
         if done:
+            self._done = True
             r, end = self.scores()
             info.update(end, sample_id=self.sample.id)
         return self._obs(), r, done, False, info
@@ -276,13 +378,15 @@ class TranceEnv(gym.Env):
 
 
 def register_envs() -> None:
-    """Register the three environments with Gymnasium (again is harmless); `import tvr` does it
-    already (`tvr._gym`), this covers `gymnasium.make("tvr.trance.env:tvr/TRANCE-Event-v0")`."""
-    from tvr._gym import ENVS
-    from tvr._gym import register_envs as register
-
-    assert set(ENVS) == set(ENV_IDS.values())
-    register()
+    """Register the three environments with Gymnasium; again is harmless. Importing this module
+    does it, so `gymnasium.make("tvr/TRANCE-Event-v0")` works after `import tvr.trance.env`, and
+    `gymnasium.make("tvr.trance.env:tvr/TRANCE-Event-v0")` imports the module itself. (Gymnasium
+    1.x reads no entry points, so there is nothing to declare in pyproject.toml.)"""
+    for setting, env_id in ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id, entry_point=f"{__name__}:TranceEnv", kwargs={"setting": setting}
+            )
 
 
 register_envs()
