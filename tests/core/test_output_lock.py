@@ -16,7 +16,14 @@ import pytest
 from tests.hang import no_hang
 from tvr.cli import main
 from tvr.core.errors import UserError
-from tvr.core.output_lock import holds, lock_output, lock_path, release, release_all
+from tvr.core.output_lock import (
+    LOCK_SUFFIX,
+    holds,
+    lock_output,
+    lock_path,
+    release,
+    release_all,
+)
 
 HOLD = (
     "import sys, time\n"
@@ -71,6 +78,52 @@ def test_a_second_writer_is_refused_and_a_killed_holders_lock_is_gone(tmp_path, 
     assert not lock_path(folder).exists()  # no output was made: no lock file is left
 
 
+def _lock_files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob(f"*{LOCK_SUFFIX}"))
+
+
+def test_no_lock_file_is_left_beside_an_output_that_exists(tmp_path):
+    """Issue 42 point 13: the lock file went only when no output was made."""
+    for out in (tmp_path / "folder", tmp_path / "file.jsonl"):
+        lock_output(out)
+        out.mkdir() if out.name == "folder" else out.write_text("{}\n")
+        assert lock_path(out).exists()  # while held
+    release_all()
+    assert not _lock_files(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.jsonl", "folder"]
+
+
+def test_a_taker_that_opened_the_file_just_before_the_holder_removed_it_locks_a_new_one(
+    tmp_path, monkeypatch
+):
+    """The unlink race: B opens the lock file, A unlinks and closes it, B's flock succeeds on
+    the unlinked file. B must see that and lock the file the path names, else a third run
+    would lock a new file beside B: two writers."""
+    import tvr.core.output_lock as module
+
+    out = tmp_path / "out"
+    lock_output(out)  # A (this process) holds
+    stale = os.open(lock_path(out), os.O_RDWR)  # B's open, before A's release
+    release(out)  # A: unlink, close
+    assert not lock_path(out).exists()
+    real_open, opened = os.open, []
+
+    def open_first_the_stale(path, flags, mode=0o777):
+        opened.append(path)
+        return stale if len(opened) == 1 else real_open(path, flags, mode)
+
+    monkeypatch.setattr(module.os, "open", open_first_the_stale)
+    lock_output(out)  # B: locks the unlinked file, sees it is gone, locks a new one
+    monkeypatch.undo()
+    assert len(opened) == 2 and holds(out)  # the stale file, then the path again
+    assert lock_path(out).read_text().strip() == str(os.getpid())
+    proc = subprocess.run([sys.executable, "-c", HOLD, str(out)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert proc.returncode == 1 and "another tvr run is writing it" in proc.stderr  # C refused
+    release(out)
+    assert not _lock_files(tmp_path)
+
+
 def test_the_lock_is_per_output_and_released_by_release_all(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b.jsonl"
     lock_output(a)
@@ -91,7 +144,8 @@ def demo(tmp_path_factory):
 JOBS = {
     "sample": ["sample", "--out", "{X}", "--num", "8"],
     "generate": ["generate", "--setting", "event", "--split-sizes", "train=2,val=1,test=1",
-                 "--out", "{X}", "--preset", "preview", "--image-size", "48x36", "--quiet"],
+                 "--out", "{X}", "--preset", "preview", "--image-size", "48x36", "--small-size",
+                 "32x32", "--quiet"],
     "clevrer generate": ["clevrer", "generate", "--out", "{X}", "--num", "2", "--backend", "none",
                          "--no-dynamics", "--no-masks", "--quiet"],
     "tranco testbed": ["tranco", "testbed", "--out", "{X}", "--split-sizes", "train=2,val=1,test=1",
@@ -117,6 +171,17 @@ def test_every_job_command_is_refused_while_another_run_writes_its_folder(
     assert len(err) == 1, err
     assert f"another tvr run is writing it (PID {h.proc.pid})" in err[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".job.tvr-lock"]  # nothing written
+
+
+@pytest.mark.parametrize("name", sorted(JOBS))
+def test_every_job_command_leaves_no_lock_file(name, tmp_path, demo):
+    """Issue 42 point 13: `.job.tvr-lock` (and `.eval.tvr-lock`, ...) stayed beside every output."""
+    folder = tmp_path / "job"
+    argv = [a.replace("{X}", str(folder)).replace("{D}", str(demo)) for a in JOBS[name]]
+    with no_hang(120):
+        assert main(argv) == 0
+    assert folder.exists()
+    assert not _lock_files(tmp_path) and not _lock_files(demo.parent)
 
 
 RACES = {
@@ -158,7 +223,7 @@ def test_two_runs_at_once_one_is_refused_the_other_finishes_and_the_folder_verif
     first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=env)  # fmt: skip
     deadline = time.monotonic() + 60
-    while not lock_path(out).exists() and time.monotonic() < deadline:
+    while first.poll() is None and not lock_path(out).exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     _, first_err = first.communicate(timeout=300)
@@ -172,6 +237,7 @@ def test_two_runs_at_once_one_is_refused_the_other_finishes_and_the_folder_verif
     checked = subprocess.run([sys.executable, "-m", "tvr", *verify], capture_output=True,
                              text=True, env=env, timeout=300)  # fmt: skip
     assert checked.returncode == 0, checked.stderr[-2000:]
+    assert not _lock_files(tmp_path)  # however the runs ended, no lock file is left
 
 
 def _leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -199,6 +265,28 @@ def _dummy(action: argparse.Action, tmp: Path) -> list[str]:
     return [value] * count
 
 
+def _argv(command: tuple[str, ...], parser: argparse.ArgumentParser, tmp_path: Path) -> list[str]:
+    """The command with dummy required arguments, writing to tmp_path/out."""
+    dests = {a.dest for a in parser._actions}
+    out = tmp_path / "out"
+    argv = [*command]
+    for action in parser._actions:
+        if action.dest in ("help", "out", "output_dir", "run_name") or not (
+            action.required or not action.option_strings
+        ) or action.help == argparse.SUPPRESS:  # a hidden former name
+            continue
+        argv += [*(action.option_strings[-1:]), *_dummy(action, tmp_path)]
+    for group in parser._mutually_exclusive_groups:
+        if group.required:
+            action = group._group_actions[0]
+            argv += [action.option_strings[-1], *_dummy(action, tmp_path)]
+    if "out" in dests:
+        argv += ["--out", str(out)]
+    else:
+        argv += ["--output-dir", str(tmp_path), "--run-name", "out"]
+    return argv
+
+
 def _commands_writing(dests: set[str]) -> list[tuple[str, ...]]:
     from tvr.cli import build_parser
 
@@ -218,25 +306,27 @@ def test_every_command_with_an_output_is_refused_before_it_reads_anything(
     from tvr.cli import build_parser
 
     parser = dict(_leaf_parsers(build_parser()))[command]
-    dests = {a.dest for a in parser._actions}
-    out = tmp_path / "out"
-    h = holder(out)
-    argv = [*command]
-    for action in parser._actions:
-        if action.dest in ("help", "out", "output_dir", "run_name") or not (
-            action.required or not action.option_strings
-        ) or action.help == argparse.SUPPRESS:  # a hidden former name
-            continue
-        argv += [*(action.option_strings[-1:]), *_dummy(action, tmp_path)]
-    for group in parser._mutually_exclusive_groups:
-        if group.required:
-            action = group._group_actions[0]
-            argv += [action.option_strings[-1], *_dummy(action, tmp_path)]
-    if "out" in dests:
-        argv += ["--out", str(out)]
-    else:
-        argv += ["--output-dir", str(tmp_path), "--run-name", "out"]
+    h = holder(tmp_path / "out")
+    argv = _argv(command, parser, tmp_path)
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"another tvr run is writing it (PID {h.proc.pid})" in err[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.tvr-lock"]  # the holder's
+
+
+@pytest.mark.parametrize("command", [*_commands_writing({"out"}),
+                                     *_commands_writing({"output_dir", "run_name"})],
+                         ids=" ".join)  # fmt: skip
+def test_a_refused_out_leaves_no_lock_file(command, tmp_path, capsys):
+    """Issue 38 point 10: every command with an output, refused (its inputs do not exist) while
+    its --out is a file already there, leaves that file as it was and no lock file."""
+    from tvr.cli import build_parser
+
+    parser = dict(_leaf_parsers(build_parser()))[command]
+    argv = _argv(command, parser, tmp_path)
+    out = tmp_path / "out"
+    out.write_text("not yours\n")
+    assert main(argv) != 0
+    capsys.readouterr()
+    assert out.read_text() == "not yours\n"
+    assert not _lock_files(tmp_path)
