@@ -71,8 +71,9 @@ def test_one_leaderboard_of_scripted_runs(tmp_path, capsys):
     assert g["model"] == "vt-garbled" and g["metrics"]["Overall"] == 0.0
     assert g["items"] == g["unparsed"] == garbled["status_counts"]["no_answer"] == 11
     assert g["parse_failure_rate"] == 1.0 and g["without_reply"] == 0
-    assert board["benchmarks"]["VisualTrans"]["paper"]["rows"][0] == {
-        "model": "o3", "metrics": visualtrans_paper.table2_row("o3")}
+    first = board["benchmarks"]["VisualTrans"]["paper"]["rows"][0]
+    assert first == {"model": "o3", "setting": by_label["right"]["setting"],
+                     "metrics": visualtrans_paper.table2_row("o3")}  # fmt: skip
 
     # TRANCE: Table 3's Event columns, one garbled reply of three
     t = by_label["trance"]
@@ -148,3 +149,103 @@ def test_a_folder_that_is_not_an_evaluation_is_refused(tmp_path, capsys):
     (tmp_path / "x").mkdir()
     assert main(["vlm", "report", str(tmp_path / "x"), "--out", str(tmp_path / "o")]) == 2
     assert "no summary.json and .tvr-inputs.json" in capsys.readouterr().err
+
+
+# --- runs of different data, settings, labels (issues 38 point 9, 42 point 6) ------------------
+def _trance_eval(tmp_path, name, n, setting="event", label=None):
+    """A TRANCE evaluation of n tiny samples with the reference steps as predictions."""
+    from tests.vlm.make_trance import make_trance
+    from tvr.trance.world import vocab
+
+    data, _, samples = make_trance(tmp_path / f"data-{name}", n=n)
+    preds = tmp_path / f"pred-{name}.jsonl"
+    preds.write_text("".join(json.dumps({
+        "id": s.id, **({"view": "L"} if setting == "view" else {}),
+        "steps": [{"obj": st.obj, "value": vocab.VALUES[st.value]} for st in s.steps]}) + "\n"
+        for s in samples))  # fmt: skip
+    out = tmp_path / f"eval-{name}"
+    assert main(["evaluate", "--data", str(data), "--predictions", str(preds), "--setting",
+                 setting, "--out", str(out)]) == 0  # fmt: skip
+    return f"{label or name}={out}"
+
+
+def test_runs_of_different_data_are_marked_not_ranked_silently(tmp_path, capsys):
+    runs = [_trance_eval(tmp_path, "big", 3), _trance_eval(tmp_path, "small", 2),
+            f"again={tmp_path / 'eval-big'}"]  # fmt: skip
+    capsys.readouterr()
+    out = tmp_path / "board"
+    assert main(["vlm", "report", *runs, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    board = json.loads((out / "leaderboard.json").read_text())
+    groups = {r["label"]: r["data_group"] for r in board["runs"]}
+    assert groups == {"big": "A", "small": "B", "again": "A"}
+    assert board["runs"][0]["data"] == str((tmp_path / "data-big" / "samples.jsonl").resolve())
+    md = (out / "leaderboard.md").read_text()
+    for text in (md, printed):  # the overview (the terminal's) and the file
+        assert "| run | model | benchmark | data | setting |" in text
+        assert "compare only runs of one letter" in text
+        assert f"- data B: {(tmp_path / 'data-small' / 'samples.jsonl').resolve()}" in text
+    section = md.split("## TRANCE", 1)[1]
+    # runs of one data side by side: big, again (A), then small (B)
+    assert [line.split(" | ")[0] for line in section.splitlines() if line.startswith("| ")][1:4] \
+        == ["| big", "| again", "| small"]  # fmt: skip
+    rows = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert [x["data"] for x in rows if x["kind"] == "run"] == ["A", "A", "B"]
+
+
+def test_runs_of_one_data_have_no_data_column(tmp_path, capsys):
+    runs = [_trance_eval(tmp_path, "x", 2), f"y={tmp_path / 'eval-x'}"]
+    capsys.readouterr()
+    assert main(["vlm", "report", *runs, "--out", str(tmp_path / "board")]) == 0
+    printed = capsys.readouterr().out
+    assert "| run | model | benchmark | setting |" in printed
+    assert "| data |" not in printed and "one letter" not in printed
+
+
+def test_the_paper_rows_follow_each_runs_setting(tmp_path, capsys):
+    runs = [_trance_eval(tmp_path, "ev", 2), _trance_eval(tmp_path, "vw", 2, setting="view")]
+    out = tmp_path / "board"
+    assert main(["vlm", "report", *runs, "--out", str(out)]) == 0
+    board = json.loads((out / "leaderboard.json").read_text())
+    paper = board["benchmarks"]["TRANCE"]["paper"]
+    human = {p["setting"]: p["metrics"] for p in paper["rows"] if p["model"] == "human"}
+    assert human == {s: trance_paper.TABLE3["human"][s] for s in ("event", "view")}
+    assert "Table 3 (view)" in paper["source"] and "Table 3 (event)" in paper["source"]
+    md = (out / "leaderboard.md").read_text()
+    assert "| paper | human | - | view |" in md and "| paper | human | - | event |" in md
+
+
+def test_control_characters_in_labels_are_escaped(tmp_path, capsys):
+    label = "evil\x1b[2J\x1b]0;owned\x07\nrow|two\u202e"
+    runs = [_trance_eval(tmp_path, "e", 2, label=label)]
+    capsys.readouterr()
+    out = tmp_path / "board"
+    assert main(["vlm", "report", *runs, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    md = (out / "leaderboard.md").read_text()
+    escaped = r"evil\x1b[2J\x1b]0;owned\x07\nrow\|two\u202e"
+    for text in (md, printed):
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert f"| {escaped} | - | TRANCE | event |" in text
+    # the data files keep the label as given
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert board["runs"][0]["label"] == label
+
+
+def test_runs_of_the_same_file_but_another_number_of_items_are_marked(tmp_path, capsys):
+    from tvr.vlm.export import export_record_path
+
+    first = _trance_eval(tmp_path, "all", 3)
+    preds = tmp_path / "pred-all.jsonl"
+    part = tmp_path / "pred-part.jsonl"
+    part.write_text(preds.read_text().splitlines(keepends=True)[0])
+    for p, items in ((preds, 600), (part, 20)):  # as `tvr vlm export` records them
+        export_record_path(p).write_text(json.dumps({"items": items, "unparsed": 0,
+                                                     "without_reply": 0}))  # fmt: skip
+    second = tmp_path / "eval-part"
+    assert main(["evaluate", "--data", str(tmp_path / "data-all" / "samples.jsonl"),
+                 "--predictions", str(part), "--setting", "event", "--out", str(second)]) == 0
+    assert main(["vlm", "report", first, f"part={second}", "--out", str(tmp_path / "b")]) == 0
+    board = json.loads((tmp_path / "b" / "leaderboard.json").read_text())
+    assert [(r["items"], r["data_group"]) for r in board["runs"]] == [(600, "A"), (20, "B")]
+    assert "(setting event, split test, 20 items)" in capsys.readouterr().out

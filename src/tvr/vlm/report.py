@@ -1,4 +1,4 @@
-"""`tvr vlm report`: one leaderboard of VLM runs over any benchmarks (Markdown, CSV, JSON, PNG).
+r"""`tvr vlm report`: one leaderboard of VLM runs over any benchmarks (Markdown, CSV, JSON, PNG).
 
 A RUN is an evaluation folder, the `--out` of a benchmark's evaluate command (`tvr evaluate`,
 `tvr vtt evaluate`, `tvr tranco evaluate`, `tvr visualtrans evaluate`, `tvr clevrer evaluate`),
@@ -18,6 +18,15 @@ and the paper's published rows. This module names no benchmark.
 
 A reply that did not parse is counted and shown (never guessed): the parse-failure rate is
 unreadable replies / items; failed requests and items without a reply are shown beside it.
+
+Runs are ranked side by side only on the same data: a run's data is the data file its evaluation
+recorded (`--data`, resolved), its split, its setting and its number of items. When a benchmark's
+runs differ in any of these (a 20-item run beside a 600-item one, Event beside View), each gets a
+`data` letter (A, B, ...) in the tables, the plot and the JSON, and a legend names each letter's
+data: compare only runs of one letter. The paper's rows follow each run's setting (a View run
+gets Table 3's View rows, an Event run Event's). Text that comes from files or the command line
+(labels, models, paths) is written to Markdown and the terminal with its control characters
+escaped (`\x1b`, `\n`) and `|` as `\|`, so it can neither break a table nor drive the terminal.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import csv
 import io
 import json
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +135,17 @@ class ReportRow:
     model: str | None
     scored: ScoredRun
     parse: ParseCounts | None
+    data: str | None = None  # the data file the evaluation recorded (resolved)
+    split: str | None = None
+    #: "A", "B", ...: which data the run scored, when a benchmark's runs scored different data
+    #: (set by `mark_data`; "" when all the benchmark's runs share theirs)
+    data_group: str = ""
+
+    @property
+    def data_key(self) -> tuple[Any, ...]:
+        """What must be equal for two runs to be ranked side by side."""
+        items = None if self.parse is None else self.parse.items
+        return (self.benchmark, self.data, self.split, self.scored.setting, items)
 
     def to_json(self) -> dict[str, Any]:
         p = self.parse
@@ -133,6 +154,9 @@ class ReportRow:
             "model": self.model,
             "benchmark": self.benchmark,
             "setting": self.scored.setting,
+            "data": self.data,
+            "split": self.split,
+            "data_group": self.data_group or None,
             "evaluation": str(self.evaluation),
             "predictions": None if self.predictions is None else str(self.predictions),
             "results": None if self.results is None else str(self.results),
@@ -238,8 +262,50 @@ def read_run(label: str | None, folder: Path) -> ReportRow:
         counts, results = _export_counts(predictions)
         parse = parse or counts
     model = model_of(results) if results is not None else None
+    data, split = inputs.get("data"), inputs.get("split")
     return ReportRow(label or folder.name, reader.benchmark, folder, predictions, results, model,
-                     scored, parse)  # fmt: skip
+                     scored, parse, data=None if data is None else str(data),
+                     split=None if split is None else str(split))  # fmt: skip
+
+
+def mark_data(rows: Sequence[ReportRow]) -> None:
+    """Give each run its data letter, per benchmark, when the benchmark's runs scored different
+    data (`ReportRow.data_key`); runs of one benchmark and one data keep "" (nothing to mark)."""
+    for bench in _benchmark_order(rows):
+        mine = [r for r in rows if r.benchmark == bench]
+        keys = list(dict.fromkeys(r.data_key for r in mine))
+        for r in mine:
+            r.data_group = _letter(keys.index(r.data_key)) if len(keys) > 1 else ""
+
+
+def _letter(i: int) -> str:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return letters[i] if i < 26 else f"{letters[i // 26 - 1]}{letters[i % 26]}"
+
+
+def _data_legend(rows: Sequence[ReportRow], bench: str) -> list[str]:
+    """One line per data letter of a benchmark (none when its runs share their data)."""
+    seen: dict[str, ReportRow] = {}
+    for r in rows:
+        if r.benchmark == bench and r.data_group and r.data_group not in seen:
+            seen[r.data_group] = r
+    lines = []
+    for letter, r in seen.items():
+        parts = [f"setting {r.scored.setting}" if r.scored.setting else None,
+                 f"split {r.split}" if r.split else None,
+                 f"{r.parse.items} items" if r.parse is not None else None]  # fmt: skip
+        extra = ", ".join(p for p in parts if p)
+        lines.append(f"- data {letter}: {_text(r.data or '?')}" + (f" ({_text(extra)})" if extra else ""))
+    return lines
+
+
+def _has_groups(rows: Sequence[ReportRow], bench: str | None = None) -> bool:
+    return any(r.data_group for r in rows if bench is None or r.benchmark == bench)
+
+
+DATA_NOTE = ("Runs of different data (another data file, split, setting or number of items) are "
+             "marked with different letters in the *data* column: compare only runs of one "
+             "letter.")  # fmt: skip
 
 
 # --- the table -----------------------------------------------------------------------------------
@@ -247,12 +313,26 @@ BASE_COLUMNS = ("run", "model", "benchmark", "setting", "items", "unparsed", "no
                 "parse failures")  # fmt: skip
 
 
+def _text(value: Any) -> str:
+    r"""Text for Markdown and the terminal: control and format characters escaped (ESC as
+    `\x1b`, a newline as `\n`, a bidi override as `\u202e`), `|` as `\|` (a table cell)."""
+    out = []
+    for ch in str(value):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ascii(ch)[1:-1])
+        elif ch == "|":
+            out.append("\\|")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _fmt(value: Any, digits: int = 4) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return str(value)
+    return _text(value)
 
 
 def _rate(p: ParseCounts | None) -> str | None:
@@ -265,10 +345,24 @@ def _benchmark_order(rows: Sequence[ReportRow]) -> list[str]:
     return list(dict.fromkeys(r.benchmark for r in rows))
 
 
-def _paper_rows(rows: Sequence[ReportRow], benchmark: str) -> tuple[list[tuple[str, dict]], str]:
-    """The published rows of a benchmark's first run (its setting's), and their source."""
-    first = next(r for r in rows if r.benchmark == benchmark)
-    return first.scored.paper_rows, first.scored.paper_source
+def _paper_groups(rows: Sequence[ReportRow], benchmark: str) -> list[tuple[str | None, list, str]]:
+    """The published rows that go beside a benchmark's runs: for each setting of its runs, that
+    setting's rows (one set for settings whose rows are the same), as (setting(s), rows, source)."""
+    groups: dict[str, tuple[list[str], list, str]] = {}
+    for r in rows:
+        if r.benchmark != benchmark or not r.scored.paper_rows:
+            continue
+        key = json.dumps([r.scored.paper_source, r.scored.paper_rows], default=str)
+        settings, _, _ = groups.setdefault(key, ([], r.scored.paper_rows, r.scored.paper_source))
+        if r.scored.setting is not None and r.scored.setting not in settings:
+            settings.append(r.scored.setting)
+    return [(", ".join(st) or None, paper, source) for st, paper, source in groups.values()]
+
+
+def _runs_of(rows: Sequence[ReportRow], bench: str) -> list[ReportRow]:
+    """A benchmark's runs, those of one data together (in the order given otherwise)."""
+    mine = [r for r in rows if r.benchmark == bench]
+    return sorted(mine, key=lambda r: r.data_group)
 
 
 def table_rows(rows: Sequence[ReportRow]) -> list[dict[str, Any]]:
@@ -277,19 +371,19 @@ def table_rows(rows: Sequence[ReportRow]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for bench in _benchmark_order(rows):
         metrics = readers[bench].metrics
-        for r in (r for r in rows if r.benchmark == bench):
+        for r in _runs_of(rows, bench):
             p = r.parse
             out.append({"kind": "run", "run": r.label, "model": r.model, "benchmark": bench,
+                        "data": r.data_group or None,
                         "setting": r.scored.setting, "items": p and p.items,
                         "unparsed": p and p.unparsed, "no reply": p and p.without_reply,
                         "parse failures": _rate(p), "parse_failure_rate": p and p.rate,
                         **{f"{bench} {m}": r.scored.metrics.get(m) for m in metrics}})  # fmt: skip
-        paper, source = _paper_rows(rows, bench)
-        for model, values in paper:
-            out.append({"kind": "paper", "run": "paper", "model": model, "benchmark": bench,
-                        "setting": next(r for r in rows if r.benchmark == bench).scored.setting,
-                        "source": source,
-                        **{f"{bench} {m}": values.get(m) for m in metrics}})  # fmt: skip
+        for setting, paper, source in _paper_groups(rows, bench):
+            for model, values in paper:
+                out.append({"kind": "paper", "run": "paper", "model": model, "benchmark": bench,
+                            "setting": setting, "source": source,
+                            **{f"{bench} {m}": values.get(m) for m in metrics}})  # fmt: skip
     return out
 
 
@@ -297,42 +391,57 @@ def markdown(rows: Sequence[ReportRow]) -> str:
     """The leaderboard: an overview, then one table per benchmark with the paper's rows."""
     readers = summary_readers()
     flat = table_rows(rows)
+    marked = _has_groups(rows)
+    data_col, data_rule = (" data |", "---|") if marked else ("", "")
     lines = ["# VLM leaderboard", "",
              "A reply that did not parse is counted, never guessed: *parse failures* = unreadable "
              "replies / items; *no reply* = failed requests and items without a results line "
              "(both are scored as wrong by the benchmark).", "",
-             "| run | model | benchmark | setting | headline | items | unparsed | no reply | "
-             "parse failures |", "|---|---|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+             f"| run | model | benchmark |{data_col} setting | headline | items | unparsed | "
+             "no reply | parse failures |",
+             f"|---|---|---|{data_rule}---|---:|---:|---:|---:|---:|"]  # fmt: skip
     for r in rows:
         head = readers[r.benchmark].headline
         p = r.parse
-        lines.append(f"| {r.label} | {_fmt(r.model)} | {r.benchmark} | {_fmt(r.scored.setting)} | "
+        data = f" {r.data_group or '-'} |" if marked else ""
+        lines.append(f"| {_text(r.label)} | {_fmt(r.model)} | {r.benchmark} |{data} "
+                     f"{_fmt(r.scored.setting)} | "
                      f"{head} {_fmt(r.scored.metrics.get(head), readers[r.benchmark].digits)} | {_fmt(p and p.items)} | "
                      f"{_fmt(p and p.unparsed)} | {_fmt(p and p.without_reply)} | "
                      f"{_fmt(_rate(p))} |")  # fmt: skip
+    if marked:
+        lines += ["", DATA_NOTE, ""]
+        for bench in _benchmark_order(rows):
+            legend = _data_legend(rows, bench)
+            if legend:
+                lines += [f"{bench}:", *legend]
     for bench in _benchmark_order(rows):
         digits = readers[bench].digits
         shown = [x for x in flat if x["benchmark"] == bench]
         # a metric no row has (TRANCE's Basic columns beside Event runs) is left out
         metrics = [m for m in readers[bench].metrics
                    if any(x.get(f"{bench} {m}") is not None for x in shown)]  # fmt: skip
-        cols = ["run", "model", "setting", *(f"{bench} {m}" for m in metrics), "parse failures"]
+        grouped = _has_groups(rows, bench)
+        cols = ["run", "model", *(["data"] if grouped else []), "setting",
+                *(f"{bench} {m}" for m in metrics), "parse failures"]  # fmt: skip
         lines += ["", f"## {bench}", "",
                   "| " + " | ".join(c.removeprefix(f"{bench} ") for c in cols) + " |",
-                  "|---|---|---|" + "---:|" * (len(metrics) + 1)]  # fmt: skip
+                  "|---|---|" + "---|" * grouped + "---|" + "---:|" * (len(metrics) + 1)]  # fmt: skip
         for row in shown:
             lines.append("| " + " | ".join(_fmt(row.get(c), digits) for c in cols) + " |")
-        _, source = _paper_rows(rows, bench)
-        if source:
-            lines += ["", f"Paper rows: {source}."]
+        if grouped:
+            lines += ["", DATA_NOTE, *_data_legend(rows, bench)]
+        sources = list(dict.fromkeys(source for _, _, source in _paper_groups(rows, bench) if source))
+        if sources:
+            lines += ["", f"Paper rows: {'; '.join(_text(x) for x in sources)}."]
     return "\n".join(lines) + "\n"
 
 
 def csv_text(rows: Sequence[ReportRow]) -> str:
     readers = summary_readers()
     metric_cols = [f"{b} {m}" for b in _benchmark_order(rows) for m in readers[b].metrics]
-    cols = ["kind", "run", "model", "benchmark", "setting", "items", "unparsed", "no reply",
-            "parse_failure_rate", *metric_cols, "source"]  # fmt: skip
+    cols = ["kind", "run", "model", "benchmark", "data", "setting", "items", "unparsed",
+            "no reply", "parse_failure_rate", *metric_cols, "source"]  # fmt: skip
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
@@ -345,19 +454,21 @@ def report_json(rows: Sequence[ReportRow]) -> dict[str, Any]:
     readers = summary_readers()
     benchmarks = {}
     for bench in _benchmark_order(rows):
-        paper, source = _paper_rows(rows, bench)
+        groups = _paper_groups(rows, bench)
         benchmarks[bench] = {
             "metrics": list(readers[bench].metrics),
             "headline": readers[bench].headline,
-            "paper": {"source": source,
-                      "rows": [{"model": m, "metrics": v} for m, v in paper]},
+            "paper": {"source": "; ".join(dict.fromkeys(src for _, _, src in groups if src)),
+                      "rows": [{"model": m, "setting": st, "metrics": v}
+                               for st, paper, _ in groups for m, v in paper]},
         }  # fmt: skip
     return {"runs": [r.to_json() for r in rows], "benchmarks": benchmarks}
 
 
 def plot(rows: Sequence[ReportRow], path: Path) -> Path:
     """One panel per benchmark: the headline metric of each run (the run's parse failures in its
-    label) beside the paper's rows (grey)."""
+    label, and its data letter where the runs scored different data) beside the paper's rows
+    (grey)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -365,20 +476,25 @@ def plot(rows: Sequence[ReportRow], path: Path) -> Path:
 
     readers = summary_readers()
     benches = _benchmark_order(rows)
-    sizes = [sum(r.benchmark == b for r in rows) + len(_paper_rows(rows, b)[0]) for b in benches]
+    papers = {b: [(st, m, v) for st, paper, _ in _paper_groups(rows, b) for m, v in paper]
+              for b in benches}  # fmt: skip
+    sizes = [sum(r.benchmark == b for r in rows) + len(papers[b]) for b in benches]
     fig = Figure(figsize=(8, 1.2 + 0.32 * sum(sizes) + 0.6 * len(benches)))
     axes = fig.subplots(len(benches), 1, squeeze=False,
                         gridspec_kw={"height_ratios": [max(s, 1) for s in sizes]})[:, 0]  # fmt: skip
     for ax, bench in zip(axes, benches, strict=True):
         head = readers[bench].headline
         labels, values, colors = [], [], []
-        for r in (r for r in rows if r.benchmark == bench):
+        for r in _runs_of(rows, bench):
             fails = _rate(r.parse)
-            labels.append(f"{r.label} ({r.model or '?'})" + (f"\nunparsed {fails}" if fails else ""))
+            data = f" [data {r.data_group}]" if r.data_group else ""
+            labels.append(f"{_text(r.label)} ({_text(r.model or '?')}){data}"
+                          + (f"\nunparsed {fails}" if fails else ""))  # fmt: skip
             values.append(r.scored.metrics.get(head))
             colors.append("tab:blue")
-        for model, vals in _paper_rows(rows, bench)[0]:
-            labels.append(f"paper: {model}")
+        several = len({st for st, _, _ in papers[bench]}) > 1
+        for setting, model, vals in papers[bench]:
+            labels.append(f"paper: {_text(model)}" + (f" ({setting})" if several else ""))
             values.append(vals.get(head))
             colors.append("0.7")
         ys = list(range(len(labels)))[::-1]
@@ -424,11 +540,12 @@ def report(runs: Sequence[str], out: Path, as_json: bool = False) -> int:
             raise UserError(f"two runs are labelled {row.label!r}; label them: LABEL=PATH")
         labels.add(row.label)
         rows.append(row)
+    mark_data(rows)
     files = write_report(rows, out)
     if as_json:
         json.dump(report_json(rows), sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
         sys.stdout.write(markdown(rows).split("\n## ", 1)[0])
-        print(f"written: {', '.join(str(p) for p in files.values())}")
+        print(f"written: {', '.join(_text(p) for p in files.values())}")
     return 0
