@@ -93,6 +93,23 @@ def test_no_lock_file_is_left_beside_an_output_that_exists(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.jsonl", "folder"]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_forked_child_never_removes_its_parents_lock_file(tmp_path):
+    out = tmp_path / "out"
+    lock_output(out)
+    pid = os.fork()
+    if pid == 0:  # the child: what a worker's clean-up would do
+        release_all()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert holds(out) and lock_path(out).exists()
+    proc = subprocess.run([sys.executable, "-c", HOLD, str(out)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert "another tvr run is writing it" in proc.stderr  # still locked, by this process
+    release(out)
+    assert not _lock_files(tmp_path)
+
+
 def test_a_taker_that_opened_the_file_just_before_the_holder_removed_it_locks_a_new_one(
     tmp_path, monkeypatch
 ):

@@ -50,8 +50,8 @@ except ImportError:  # pragma: no cover - Windows
 
 LOCK_SUFFIX = ".tvr-lock"
 
-#: output -> (fd of its locked lock file, PID of the process that took it)
-_HELD: dict[Path, tuple[int, int]] = {}
+#: output -> (fd of its locked lock file, that file's path, PID of the process that took it)
+_HELD: dict[Path, tuple[int, Path, int]] = {}
 
 
 def _key(output: Path) -> Path:
@@ -97,7 +97,7 @@ def lock_output(output: str | Path) -> None:
         os.close(fd)  # its holder removed it as we opened it: lock the new one
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    _HELD[key] = (fd, os.getpid())
+    _HELD[key] = (fd, path, os.getpid())
 
 
 def _same_file(fd: int, path: Path) -> bool:
@@ -113,13 +113,13 @@ def holds(output: str | Path) -> bool:
     return _key(Path(output)) in _HELD
 
 
-def _unlock(key: Path, held: tuple[int, int]) -> None:
+def _unlock(key: Path, held: tuple[int, Path, int]) -> None:
     """Remove a held lock's file, then close it (the order that makes removing safe: see the
     module docstring). A forked child closes its copy and leaves the parent's file alone."""
-    fd, pid = held
-    if pid == os.getpid() and _same_file(fd, lock_path(key)):
+    fd, path, pid = held
+    if pid == os.getpid() and _same_file(fd, path):
         with contextlib.suppress(OSError):
-            os.unlink(lock_path(key))
+            os.unlink(path)
     os.close(fd)
 
 
