@@ -114,7 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "explanatory, predictive and counterfactual questions. Unanswered questions and options "
         "count wrong and are counted. Prints the published numbers beside ours.",
     )
-    add_data_option(p, "question file (with answers), or a set's folder (its --split)")
+    add_data_option(p, "question file (with answers), or a set's folder (its --split)",
+                    resolve="tvr.clevrer.data.layout:questions_file")  # fmt: skip
     p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument(
         "--predictions", required=True, type=Path, help="answer file in the submission format"

@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "its tables; prose: the text's definitions). A sample without a prediction is scored "
         "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
     )
-    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
+    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)",
+                    resolve="tvr.tranco.data.layout:samples_file")  # fmt: skip
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--predictions", required=True, type=Path, help="predictions file (JSON lines)")
     p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import add_overwrite_option, renamed
+from tvr.cli._common import add_data_option, add_overwrite_option, renamed
 from tvr.vtt.layout import records_file
 
 
@@ -52,8 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a small offline model, labelled as not the paper's setting). Missing descriptions are "
         "scored as empty and counted. Prints Table 2's anchors beside ours.",
     )
-    p.add_argument("--data", required=True, type=Path, metavar="PATH",
-                   help="a release folder (meta/vtt.jsonl) or its records file")  # fmt: skip
+    add_data_option(p, "a release folder (meta/vtt.jsonl) or its records file",
+                    resolve="tvr.vtt.layout:records_file")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="the prediction file")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="the split to score (default test)")  # fmt: skip
@@ -108,7 +108,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import (
-        lenient_problems,
+    lenient_problems,
         lenient_summary,
         print_lenient_note,
         print_result,
