@@ -114,3 +114,20 @@ def test_vtt_random_baseline_is_seeded(tmp_path, capsys):
     train = {f"step {i} {j}" for i in range(2) for j in range(2)}
     assert all(len(r["transformations"]) == 2 and set(r["transformations"]) <= train
                for r in outs[0])  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "prog", "hint"), [
+    (["clevrer", "stats", "--data", "x", "--splitt", "val"], "tvr clevrer stats", "--split"),
+    (["vtt", "evaluate", "--data", "x", "--predictions", "y", "--jsn"], "tvr vtt evaluate", "--json"),
+    (["evaluate", "--data", "x", "--predictions", "y", "--lenent"], "tvr evaluate", "--lenient"),
+])  # fmt: skip
+def test_an_unknown_option_is_told_by_its_sub_command(argv, prog, hint, capsys):
+    from tvr.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {prog} "), err
+    assert f"{prog}: error: unrecognized arguments: " in err, err
+    assert err.rstrip().endswith(f"(did you mean {hint}?)"), err

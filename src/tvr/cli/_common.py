@@ -317,6 +317,22 @@ def renamed_positional(p: argparse.ArgumentParser, metavar: str, new: str) -> No
     RENAMED.append((p.prog, metavar, new))
 
 
+def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """argparse's "unrecognized arguments" line, with the closest option of `parser` for the
+    first unknown option (difflib), as a mistyped choice gets."""
+    import difflib
+
+    line = f"unrecognized arguments: {' '.join(extras)}"
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+    for arg in extras:
+        if arg.startswith("-"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                return f"{line} (did you mean {close[0]}?)"
+            break
+    return line
+
+
 class TvrParser(argparse.ArgumentParser):
     """argparse with the renamed options of `renamed` and `renamed_positional`: old option names
     are read as the new ones (one line on stderr), a former positional fills its option."""
@@ -358,6 +374,8 @@ class TvrParser(argparse.ArgumentParser):
         for action, shown in getattr(self, "_tvr_required", []):
             if getattr(namespace, action.dest, None) is None:
                 self.error(f"the following arguments are required: {shown}")
+        if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            self.error(unrecognized_message(self, extras))  # by the sub-command, with its usage
         return namespace, extras
 
     def _translate(self, args: list[str], renames: dict[str, tuple[str | None, str]]) -> list[str]:
