@@ -209,7 +209,7 @@ RACES = {
     "vtt testbed": (["vtt", "testbed", "--out", "{X}", "--num", "6", "--image-size", "64x48",
                      "--preset", "preview", "--shard-size", "2", "--workers", "2",
                      "--quiet"],
-                    ["vtt", "stats", "--data", "{X}/meta/vtt.jsonl", "--states", "{X}/states",
+                    ["vtt", "stats", "--data", "{X}/meta/vtt.jsonl", "--images", "{X}/states",
                      "--verify-images", "--json"]),
     "clevrer generate": (["clevrer", "generate", "--out", "{X}", "--num", "6", "--backend",
                           "none", "--no-masks", "--shard-size", "2", "--workers", "2",

@@ -225,7 +225,7 @@ def test_cli_prints_the_report_and_table1(sources, tmp_path, capsys):
     assert "1 missing, 2 broken" in text
     assert "built 2 samples" in text and "ours (paper:" in text
     assert main(["vtt", "stats", "--data", str(out / "meta" / "vtt.jsonl"),
-                 "--states", str(out / "states"), "--verify-images"]) == 0  # fmt: skip
+                 "--images", str(out / "states"), "--verify-images"]) == 0  # fmt: skip
 
 
 def test_bad_annotation_files_are_named_by_file_line_and_field(sources, tmp_path, capsys):

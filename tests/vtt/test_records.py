@@ -124,7 +124,7 @@ def test_stats_command(tmp_path, capsys):
     assert "4 records, valid" in out
     assert any(line.startswith("samples") and "3 (1,436)" in line for line in out.splitlines())
     (tmp_path / "states").mkdir()
-    assert main(["vtt", "stats", "--data", str(path), "--states", str(tmp_path / "states")]) == 2
+    assert main(["vtt", "stats", "--data", str(path), "--images", str(tmp_path / "states")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"tvr vtt stats: error: {path}, line 1: state image ")
     assert "12 of 12 state images" in err and "\n" not in err

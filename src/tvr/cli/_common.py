@@ -317,6 +317,22 @@ def renamed_positional(p: argparse.ArgumentParser, metavar: str, new: str) -> No
     RENAMED.append((p.prog, metavar, new))
 
 
+def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """argparse's "unrecognized arguments" line, with the closest option of `parser` for the
+    first unknown option (difflib), as a mistyped choice gets."""
+    import difflib
+
+    line = f"unrecognized arguments: {' '.join(extras)}"
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+    for arg in extras:
+        if arg.startswith("-"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                return f"{line} (did you mean {close[0]}?)"
+            break
+    return line
+
+
 class TvrParser(argparse.ArgumentParser):
     """argparse with the renamed options of `renamed` and `renamed_positional`: old option names
     are read as the new ones (one line on stderr), a former positional fills its option."""
@@ -358,6 +374,8 @@ class TvrParser(argparse.ArgumentParser):
         for action, shown in getattr(self, "_tvr_required", []):
             if getattr(namespace, action.dest, None) is None:
                 self.error(f"the following arguments are required: {shown}")
+        if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            self.error(unrecognized_message(self, extras))  # by the sub-command, with its usage
         return namespace, extras
 
     def _translate(self, args: list[str], renames: dict[str, tuple[str | None, str]]) -> list[str]:
@@ -402,10 +420,40 @@ def output_record(args: argparse.Namespace) -> dict[str, Any]:
             words.append(value)
         elif key not in _NOT_INPUTS and not key.startswith("_") and not key.endswith("_command"):
             options[key] = value
+    if "data" in options:
+        options["data"] = _resolved_data(args)
     return inputs_record("tvr " + " ".join(words), options)
 
 
-def add_data_option(p: argparse.ArgumentParser, what: str, required: bool = True) -> None:
+def add_data_option(
+    p: argparse.ArgumentParser, what: str, required: bool = True, resolve: str | None = None
+) -> None:
     """--data PATH, the one name of a benchmark's data (docs/cli.md): a dataset folder or its
-    reference file, as `what` says."""
+    reference file, as `what` says. `resolve` ("module:function", called with the path and, if
+    it takes one, the command's --split) names the file a folder stands for: a guarded --out
+    folder then records that file, so the same data is the same input however it is named."""
     p.add_argument("--data", required=required, type=Path, metavar="PATH", help=what)
+    if resolve is not None:
+        p.set_defaults(_data_resolve=resolve)
+
+
+def _resolved_data(args: argparse.Namespace) -> Any:
+    """The reference file that --data names (see `add_data_option`), or --data as given where it
+    names none (the command itself then says what is wrong)."""
+    import importlib
+    import inspect
+
+    from tvr.core.errors import UserError
+
+    spec = getattr(args, "_data_resolve", None)
+    if spec is None or getattr(args, "data", None) is None:
+        return getattr(args, "data", None)
+    module, _, name = spec.partition(":")
+    resolve = getattr(importlib.import_module(module), name)
+    kwargs = {}
+    if "split" in inspect.signature(resolve).parameters and getattr(args, "split", None):
+        kwargs["split"] = args.split
+    try:
+        return resolve(args.data, **kwargs)
+    except UserError:
+        return args.data

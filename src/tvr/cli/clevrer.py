@@ -56,9 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", default="default", help="renderer preset (preview, default, paper)")
     p.add_argument("--split-sizes", type=split_sizes_option,
                    default={"train": 0.5, "val": 0.25, "test": 0.25},
-                   metavar="train=N val=N test=N",
+                   metavar="train=N,val=N,test=N",
                    help="sizes of the splits, in index order: video counts that add up to --num, "
-                   "or shares that add up to 1 (default train=0.5 val=0.25 test=0.25)")
+                   "or shares that add up to 1 (default train=0.5,val=0.25,test=0.25)")
     p.add_argument("--splits", type=float, nargs=3, dest="_old_splits", help=argparse.SUPPRESS)
     note_renamed(p, "--splits TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-dynamics", action="store_true",
@@ -114,7 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "explanatory, predictive and counterfactual questions. Unanswered questions and options "
         "count wrong and are counted. Prints the published numbers beside ours.",
     )
-    add_data_option(p, "question file (with answers), or a set's folder (its --split)")
+    add_data_option(p, "question file (with answers), or a set's folder (its --split)",
+                    resolve="tvr.clevrer.data.layout:questions_file")  # fmt: skip
     p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument(
         "--predictions", required=True, type=Path, help="answer file in the submission format"

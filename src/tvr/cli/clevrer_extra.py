@@ -51,6 +51,8 @@ def register_stats(sub: argparse._SubParsersAction) -> None:
         "video. `tvr clevrer report` draws the same counts.",
     )
     add_data_option(p, "the set's folder, or a question file")
+    p.add_argument("--split", choices=("train", "val", "test"),
+                   help="one split of a set's folder (default: every split it has)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(func=stats_command)
 
@@ -58,5 +60,5 @@ def register_stats(sub: argparse._SubParsersAction) -> None:
 def stats_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.report.set_stats import set_stats, stats_lines
 
-    stats = set_stats(args.data)
+    stats = set_stats(args.data, args.split)
     return print_result(stats, stats_lines(stats), args.json)

@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "simulated, as the released evaluator does (see --max-steps-policy).",
     )
     add_data_option(p, "the references: samples.jsonl, or a dataset folder (of `tvr sample`, "
-                    "`tvr generate`: --split of it, `tvr demo`)")  # fmt: skip
+                    "`tvr generate`: --split of it, `tvr demo`)",
+                    resolve="tvr.trance.data.files:samples_file")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
     p.add_argument("--split", default="test",
                    help="the split of a `tvr generate` folder given as --data (default test)")  # fmt: skip

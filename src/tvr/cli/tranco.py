@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "its tables; prose: the text's definitions). A sample without a prediction is scored "
         "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
     )
-    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
+    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)",
+                    resolve="tvr.tranco.data.layout:samples_file")  # fmt: skip
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--predictions", required=True, type=Path, help="predictions file (JSON lines)")
     p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
@@ -318,9 +319,13 @@ def register_stats(sub: argparse._SubParsersAction) -> None:
         "stats",
         help="a dataset's samples, clips and lengths per split against Table 2",
         description="Read and check a TRANCO dataset folder (every file, and that each image "
-        "exists) and print its statistics beside the paper's Table 2.",
+        "exists), or one samples file (its samples as one split), and print the statistics "
+        "beside the paper's Table 2.",
     )
-    p.add_argument("--data", required=True, type=Path, metavar="DIR", help="the dataset folder")
+    add_data_option(p, "a dataset folder, or a samples file (JSON lines; one split: --split, "
+                    "or its name train/val/test.jsonl)")  # fmt: skip
+    p.add_argument("--split", choices=("train", "val", "test"),
+                   help="the split a samples file holds (default: from its name, else test)")
     p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     renamed_positional(p, "DATASET", "--data")
@@ -331,11 +336,30 @@ def stats_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.dataset import open_dataset
     from tvr.tranco.data.stats import dataset_stats
 
+    if args.data.is_file():
+        return _print_file_stats(args)
     if args.json:
         dataset = open_dataset(args.data, check_images=not args.no_image_check)
         print(json.dumps(dataset_stats(dataset), indent=2))
     else:
         _print_stats(args.data, check_images=not args.no_image_check)
+    return 0
+
+
+def _print_file_stats(args: argparse.Namespace) -> int:
+    """`tvr tranco stats` of one samples file: its samples as one split."""
+    from tvr.tranco.data.formats import read_samples
+    from tvr.tranco.data.layout import SPLITS
+    from tvr.tranco.data.stats import samples_stats, stats_lines
+
+    split = args.split or (args.data.stem if args.data.stem in SPLITS else "test")
+    stats = samples_stats(read_samples(args.data), split)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        print("\n".join(stats_lines(stats, "ours")))
+        print(f"{args.data}: one samples file, counted as the {split} split (no clips or "
+              "images to check: give the dataset folder for those)")  # fmt: skip
     return 0
 
 

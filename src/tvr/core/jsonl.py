@@ -97,22 +97,26 @@ def parse_json(raw: bytes, path: str | Path, line: int | None = None) -> Any:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
-        raise InputError(path, line if line is not None else err.lineno, None,
-                         _why_not_json(raw, err)) from None  # fmt: skip
+        where, why = _why_not_json(raw, err)
+        raise InputError(path, line if line is not None else where, None, why) from None
     _check_shape(value, path, line)
     return value
 
 
-def _why_not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
+def _why_not_json(raw: bytes, err: orjson.JSONDecodeError) -> tuple[int, str]:
+    """(line, reason) of a text orjson refused; the line counts from the text's first."""
     try:
-        raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as bad:
-        return f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at byte {bad.start + 1})"
+        return err.lineno, f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at byte {bad.start + 1})"
     if re.search(rb"(?<![\w\"])-?(NaN|Infinity)(?![\w\"])", raw):
-        return "NaN and Infinity are not JSON (write null or a number)"
+        return err.lineno, "NaN and Infinity are not JSON (write null or a number)"
     if "recursion" in str(err).lower():
-        return f"nested deeper than {MAX_DEPTH} levels"
-    return f"not valid JSON ({err.msg}, column {err.colno})"
+        return err.lineno, f"nested deeper than {MAX_DEPTH} levels"
+    # a text that ends too early fails after its last newline: name the end of its last line
+    pos = min(err.pos, len(text.rstrip(" \t\r\n")))
+    start = text.rfind("\n", 0, pos) + 1
+    return text.count("\n", 0, pos) + 1, f"not valid JSON ({err.msg}, column {pos - start + 1})"
 
 
 def _check_shape(value: Any, path: str | Path, line: int | None) -> None:

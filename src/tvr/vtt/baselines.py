@@ -11,7 +11,6 @@ deterministic.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -102,9 +101,3 @@ def nearest_predictions(
             out[r.id] = [labels[i] for i in best]
             bar.update(1)
     return out
-
-
-def config_path(predictions: str | Path) -> Path:
-    """Where the settings of a prediction file go: `pred.jsonl` -> `pred.config.json`."""
-    p = Path(predictions)
-    return p.with_name(p.name.removesuffix(".jsonl") + ".config.json")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.clevrer.data.annotations import read_annotation
-from tvr.clevrer.data.layout import SPLITS, scan
+from tvr.clevrer.data.layout import SPLITS, questions_file, scan
 from tvr.clevrer.data.questions import (
     MULTIPLE_CHOICE_TYPES,
     VideoQuestions,
@@ -34,11 +34,17 @@ def question_files(root: Path) -> list[Path]:
     return [p for p in files if p.is_file()]
 
 
-def set_stats(path: str | Path) -> dict[str, Any]:
-    """The statistics of the CLEVRER set (a folder) or question file at `path`."""
+def set_stats(path: str | Path, split: str | None = None) -> dict[str, Any]:
+    """The statistics of the CLEVRER set (a folder: every split, or `split` alone with the
+    annotations and videos of its question file) or question file at `path`."""
     path = Path(path)
     if path.is_file():
         files, annotations, videos = [path], {}, {}
+    elif path.is_dir() and split is not None:
+        files = [questions_file(path, split)]
+        indices = {v.scene_index for v in read_questions(files[0])}
+        annotations = {i: p for i, p in scan(path, "annotation").items() if i in indices}
+        videos = {i: p for i, p in scan(path, "video").items() if i in indices}
     elif path.is_dir():
         files, annotations, videos = (
             question_files(path),
@@ -61,6 +67,7 @@ def set_stats(path: str | Path) -> dict[str, Any]:
     q = question_stats(every)
     out: dict[str, Any] = {
         "data": str(path),
+        "split": split,
         "question_files": listed,
         "videos": q["videos"],
         "questions": q["questions"],

@@ -120,6 +120,7 @@ def summary_table(summary: dict[str, Any], title: str | None = None) -> Table:
         table.add_row(f"view {v}", str(b["count"]), *(_fmt(b[c]) for c in cols), "")
     o = summary["order_sensitive"]
     table.add_row("order-sensitive", str(o["count"]), *(_fmt(o[c]) for c in cols), _fmt(o["EO"]))
+    table.caption = "EO = (LAcc - Acc) / LAcc exists on the order-sensitive samples only: its row"
     return table
 
 
@@ -130,12 +131,17 @@ def print_summary(
     console.print(summary_table(summary, title))
     notes = []
     if summary["missing"]:
-        notes.append(f"{summary['missing']} sample(s) had no prediction and count as wrong")
-    if summary["invalid"]:
         notes.append(
-            f"{summary['invalid']} bad prediction line(s) were scored as wrong (--lenient, or "
-            "--max-steps-policy lenient for long ones)"
+            f"{summary['missing']} sample(s) had no readable prediction and count as wrong"
         )
+    if summary["invalid"]:
+        unnamed = summary["invalid"] - summary.get("invalid_rows", summary["invalid"])
+        line = (f"{summary['invalid']} bad prediction line(s) skipped and scored as wrong "
+                "(--lenient, or --max-steps-policy lenient for long ones)")  # fmt: skip
+        if unnamed:  # a torn line names no sample: its sample, if any, is among the missing
+            line += (f"; {unnamed} of them named no sample that could be read (their samples "
+                     "are among those without a readable prediction)")  # fmt: skip
+        notes.append(line)
     long = summary.get("long_predictions", 0)
     if long:
         limit = max_steps_for(setting := summary["setting"])

@@ -62,7 +62,7 @@ def stats_tables(stats: dict[str, Any], paper: bool = True) -> list[Table]:
         t.add_row(*(str(v) for v in row.values()))
         tables.append(t)
     title = "n-gram atomic transformations (Table 8"
-    title += f"; dim: the paper's {PAPER_TABLE8_SAMPLES:,} samples)" if paper else ")"
+    title += f"; each row's second line: the paper's {PAPER_TABLE8_SAMPLES:,} samples)" if paper else ")"
     t = Table(title=title)
     t.add_column("")
     for n in stats["ngrams"]:
@@ -72,7 +72,8 @@ def stats_tables(stats: dict[str, Any], paper: bool = True) -> list[Table]:
             cells = [f"{a}\n[dim]{b}[/dim]" for a, b in zip(row[1::2], row[2::2], strict=True)]
         else:
             cells = row[1:]
-        t.add_row(row[0], *cells)
+        label = f"{row[0]}\n[dim]{row[0]} (paper)[/dim]" if paper else row[0]
+        t.add_row(label, *cells)
     tables.append(t)
     return tables
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from tvr.tranco.data.dataset import TrancoDataset
+from tvr.tranco.data.formats import ReferenceSample
 from tvr.tranco.data.layout import SPLITS
 from tvr.tranco.paper import PAPER, TABLE2
 
@@ -33,6 +35,19 @@ def dataset_stats(dataset: TrancoDataset) -> dict[str, Any]:
         "clips": sum(out[s]["clips"] for s in SPLITS),
         "by_length": dict(sorted(total_lengths.items())),
     }
+    return out
+
+
+def samples_stats(samples: Sequence[ReferenceSample], split: str) -> dict[str, Any]:
+    """`dataset_stats` of one samples file, its samples counted as `split` (the other splits
+    empty): a file holds one split, and no clip or image files to check."""
+    lengths = Counter(len(s.clips) for s in samples)
+    by_length = {k: lengths.get(k, 0) for k in sorted(set(LENGTHS) | set(lengths))}
+    empty = {"samples": 0, "clips": 0, "by_length": {k: 0 for k in by_length}}
+    out: dict[str, Any] = {name: dict(empty) for name in SPLITS}
+    out[split] = {"samples": len(samples), "clips": sum(lengths[k] * k for k in lengths),
+                  "by_length": by_length}  # fmt: skip
+    out["total"] = dict(out[split])
     return out
 
 

@@ -75,3 +75,9 @@ def _prediction(path: Path, lineno: int, data: object, found: dict[str, Predicti
 def write_predictions(path: str | Path, predictions: dict[str, list[str]]) -> int:
     """Write id -> descriptions as a prediction file (atomically); returns the number of lines."""
     return write_jsonl(path, ({"id": k, "transformations": list(v)} for k, v in predictions.items()))
+
+
+def settings_path(predictions: str | Path) -> Path:
+    """Where the settings of a prediction file go: `pred.jsonl` -> `pred.config.json`."""
+    p = Path(predictions)
+    return p.with_name(p.name.removesuffix(".jsonl") + ".config.json")

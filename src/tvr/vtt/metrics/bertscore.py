@@ -105,7 +105,10 @@ def offline_setting(cache: str | Path | None = None) -> BertScoreSetting:
     """The offline default (all-MiniLM-L6-v2 from its PyPI package), extracted on first use;
     BertScoreUnavailable if bert-score or the package is not installed."""
     if importlib.util.find_spec("bert_score") is None:
-        raise BertScoreUnavailable("bert-score is not installed (pip install bert-score)")
+        raise BertScoreUnavailable(
+            "bert-score is not installed: the bertscore extra brings it, pip install "
+            "'tvr[bertscore]'"
+        )
     spec = importlib.util.find_spec(OFFLINE_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise BertScoreUnavailable(
