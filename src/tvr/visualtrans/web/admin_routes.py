@@ -1,4 +1,5 @@
-"""The admin view of the verification (a server of its own: `--verify --viewer --admin`): how
+"""The admin view of the verification (a server of its own: `--verify --viewer --admin`; the
+verify server answers these routes with the admin-off page, as TRANCE's human test does): how
 often verifiers' blind answers agree with the generated ones, per subtask type and family, the
 flags, what the export will do with each item (`verify_export.decide`), and every verdict."""
 
@@ -9,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -98,15 +99,18 @@ def admin_summary(db: Session, v: Verification) -> dict[str, Any]:
     }
 
 
-@router.get("/", response_class=HTMLResponse)
-def admin_start(request: Request, v: Ver, db: Db) -> Response:
+#: the admin server's start page (the verify server's is the sign-in)
+start = APIRouter()
+
+
+@start.get("/", response_class=HTMLResponse)
+def admin_start() -> Response:
     """The admin server's start page is the admin view."""
-    return admin_page(request, v, db)
+    return RedirectResponse("/admin", status_code=303)
 
 
 @router.get("/admin", response_class=HTMLResponse, dependencies=[Depends(require_admin)])
 def admin_page(request: Request, v: Ver, db: Db) -> Response:
-    require_admin(request)
     return render(request, "admin.html", tester=None, s=admin_summary(db, v), flags=FLAGS)
 
 

@@ -47,10 +47,10 @@ def visualtrans_pages(config: ServeConfig) -> Pages:
     verification = Verification(config.data[0], verify_options(config.extra))
     if not config.admin:  # the export reads how many verdicts each item wants
         write_settings(config.data[0], verification.target)
-    routers = (admin_routes.router,) if config.admin else (routes.router,)
+    own = admin_routes.start if config.admin else routes.router  # "/": the view or the sign-in
     return Pages(
         title="tvr web: VisualTrans verification" + (" (admin)" if config.admin else ""),
-        routers=(*routers, routes.images),
+        routers=(own, admin_routes.router, routes.images),
         templates=HERE / "templates",
         static=HERE / "static",
         state={"verification": verification},
