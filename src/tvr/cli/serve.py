@@ -151,8 +151,6 @@ def _default_db(args: argparse.Namespace) -> str | None:
         if not file.is_file():
             raise UserError(f"--data {args.data[0]}: no verification yet ({file} is made by "
                             "tvr serve --benchmark visualtrans --verify --data BUILD)")  # fmt: skip
-    elif Path(args.data[0]).is_dir():
-        file.parent.mkdir(exist_ok=True)
     return store_url(args.data[0])
 
 

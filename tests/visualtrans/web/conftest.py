@@ -12,7 +12,7 @@ pytest.importorskip("PIL")
 from fastapi.testclient import TestClient
 
 from tests.visualtrans.web.build import make_build
-from tvr.visualtrans.web.verify_export import store_file, store_url
+from tvr.visualtrans.web.verify_export import store_url
 from tvr.web.config import ServeConfig
 from tvr.web.factory import create_app
 
@@ -28,7 +28,6 @@ def make_config(build):
     --verify --data BUILD` makes (with --viewer --admin for the admin server)."""
 
     def make(admin: bool = False, verifiers: int = 2, **options) -> ServeConfig:
-        store_file(build).parent.mkdir(exist_ok=True)
         return ServeConfig(data=(build,), db_url=store_url(build), viewer=admin, admin=admin,
                            extra={"verify": True, "verifiers": verifiers}, **options)  # fmt: skip
 

@@ -54,7 +54,9 @@ def store_url(build: str | Path) -> str:
 
 
 def write_settings(build: str | Path, verifiers: int) -> None:
-    """BUILD/verify/settings.json: what the verification server was started with."""
+    """BUILD/verify/settings.json: what the verification server was started with (the folder
+    made if needed: the store goes there too)."""
+    (Path(build) / VERIFY_DIR).mkdir(exist_ok=True)
     write_json(Path(build) / VERIFY_DIR / SETTINGS_NAME, {"verifiers": verifiers})
 
 
