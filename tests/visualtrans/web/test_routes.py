@@ -86,6 +86,7 @@ def test_answer_flag_fix_and_the_admin_agreement(make_client):
     assert (count["answers"], count["agree"]) == (2, 1)
     page = admin.get("/admin").text
     assert "70.0 %" in page and 'id="by-family"' in page
+    assert "10 items, 1 verifier(s) wanted" in page and "built-in method" not in page
     item = admin.get("/admin/item/0")
     assert item.status_code == 200 and "fixed" in item.text and "Ada" in item.text
     assert admin.get("/", follow_redirects=False).headers["location"] == "/admin"
@@ -164,6 +165,22 @@ def test_a_set_item_answered_with_boxes_and_a_bad_fix_shown_on_the_page(make_cli
     r = client.post("/verify/review", data={"serving": serving, "csrf": token,
                                             "flags": ["wrong_answer"], "fix": "a unicorn"})  # fmt: skip
     assert r.status_code == 422 and "does not list" in r.text and 'data-stage="review"' in r.text
+
+
+def test_images_are_sent_by_their_content_and_only_the_items_own(make_client, build):
+    client = make_client()
+    folder = build / "questions" / "images" / "pick_place_food"
+    png = next(folder.glob("*_end.png"))
+    png.rename(png.with_suffix(".jpg"))  # a PNG under a .jpg name, as the release has one
+    items_file = build / "questions" / "VisualTrans.json"
+    items_file.write_text(items_file.read_text().replace(png.name, png.with_suffix(".jpg").name))
+    client = make_client()
+    r = client.get("/img/0/1")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+    assert client.get("/img/0/2").status_code == 404  # a count item has two images
+    assert client.get("/img/%C2%B2/0").status_code == 404 and client.get("/img/99/0").status_code == 404
+    (folder / png.with_suffix(".jpg").name).write_bytes(b"not an image")
+    assert client.get("/img/0/1").status_code == 404
 
 
 def test_admin_pages_only_on_the_admin_server(make_client):

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from tvr.core.errors import UserError
 from tvr.visualtrans.dataset import Item
 from tvr.visualtrans.web.answers import FLAGS, VerifyError, widget
 from tvr.visualtrans.web.bodies import AnswerBody, ReviewBody
@@ -31,10 +29,10 @@ from tvr.visualtrans.web.verify import (
     submit_answer,
     submit_review,
 )
-from tvr.vlm.images import image_mime_type
 from tvr.web.csrf import check_form_token
 from tvr.web.db import Tester
 from tvr.web.deps import CurrentTester, Db, json_body, json_body_openapi, required_tester
+from tvr.web.files import file_response
 from tvr.web.responses import ApiError, PageError, render
 from tvr.web.signin import Landing, SignIn, code_context, sign_in_router
 
@@ -246,21 +244,15 @@ def api_review(
 
 
 # --- images ----------------------------------------------------------------------------------------
-def image_response(path: Path) -> Response:
-    """An image file, its type read from its bytes (a PNG under a .jpg name is a PNG)."""
-    try:
-        with path.open("rb") as f:
-            mime = image_mime_type(f.read(16), str(path))
-    except (OSError, UserError):
-        return JSONResponse({"error": "image missing or unreadable on the server"}, 404)
-    return FileResponse(path, media_type=mime, headers={"Cache-Control": "max-age=3600"})
-
-
 @images.get("/img/{index}/{k}")
 def item_image(index: str, k: str, v: Ver) -> Response:
-    """The k-th image of the item at `index` (ASCII digits only); never a path from the request."""
+    """The k-th image of the item at `index` (ASCII digits only); never a path from the request:
+    the item's own relative path, sent by `tvr.web.files` (a real file under the build's image
+    folder, a JPEG or PNG by its content: a PNG under a .jpg name is sent as a PNG)."""
     ok = all(s.isascii() and s.isdigit() and len(s) <= 9 for s in (index, k))
-    path = v.image(int(index), int(k)) if ok else None
-    if path is None:
+    relative = v.image(int(index), int(k)) if ok else None
+    if relative is None:
         raise ApiError(f"no image {k} of item {index}", 404)
-    return image_response(path)
+    return file_response((v.images,), relative, ("jpeg", "png"),
+                         headers={"Cache-Control": "max-age=3600"},
+                         missing="image missing on the server")  # fmt: skip

@@ -97,14 +97,14 @@ class Verification:
     def family(self, item: Item) -> str:
         return self.families.get(item.id, "-")
 
-    def image(self, index: int, k: int) -> Path | None:
-        """The k-th image (0-based) of the item at `index`, or None."""
+    def image(self, index: int, k: int) -> str | None:
+        """The k-th image (0-based) of the item at `index`, relative to `images`, or None."""
         if not 0 <= index < len(self.items):
             return None
         item = self.items[index]
         if not 0 <= k < len(item.images):
             return None
-        return self.images / item.images[k]
+        return item.images[k]
 
     def position(self, item: Item) -> int:
         """The item's place among the served items (the index of its image URLs)."""
