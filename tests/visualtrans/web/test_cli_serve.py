@@ -38,6 +38,7 @@ def test_the_verify_server_keeps_its_store_in_the_build(build, served, capsys):
     assert json.loads((build / "verify" / "settings.json").read_text()) == {"verifiers": 3}
     assert serve("--verify", "--viewer", "--admin", "--data", str(build)) == 0
     assert "VisualTrans verification (admin)" in capsys.readouterr().out
+    assert served["app"].state.verification.target == 3  # the saved one, as the export reads
     # the admin server does not change what the verify server saved
     assert json.loads((build / "verify" / "settings.json").read_text()) == {"verifiers": 3}
 

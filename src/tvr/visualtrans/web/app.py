@@ -5,12 +5,14 @@ The app itself (database, templates, error pages, Host allow-list, same-origin c
 shared `tvr.web.factory`; the sign-in is the shared `tvr.web.signin`, as in TRANCE's human test
 and VTT's rating study. VisualTrans brings its routers, templates, static files and the
 `Verification` (the build's items). As in TRANCE, the admin view is served only by a server of
-its own (`--viewer --admin`), never by the server verifiers use. The store is
+its own (`--viewer --admin`), never by the server verifiers use; it counts the verdicts wanted
+per item that the verify server saved (BUILD/verify/settings.json), as the export does. The store is
 `BUILD/verify/verify.sqlite` (`tvr serve` passes it as the database URL).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from tvr.core.errors import UserError
 from tvr.visualtrans.web import admin_routes, routes
 from tvr.visualtrans.web.answers import FLAGS
 from tvr.visualtrans.web.verify import Verification, VerifyOptions
-from tvr.visualtrans.web.verify_export import write_settings
+from tvr.visualtrans.web.verify_export import wanted_verifiers, write_settings
 from tvr.web.config import ServeConfig
 from tvr.web.pages import Pages
 
@@ -44,7 +46,10 @@ def visualtrans_pages(config: ServeConfig) -> Pages:
                         "the verification")  # fmt: skip
     if len(config.data) != 1:
         raise UserError("give one --data folder: the build (questions/VisualTrans.json)")
-    verification = Verification(config.data[0], verify_options(config.extra))
+    options = verify_options(config.extra)
+    if config.admin:  # the number of verdicts wanted is the one the export reads
+        options = replace(options, verifiers=wanted_verifiers(config.data[0]))
+    verification = Verification(config.data[0], options)
     if not config.admin:  # the export reads how many verdicts each item wants
         write_settings(config.data[0], verification.target)
     own = admin_routes.start if config.admin else routes.router  # "/": the view or the sign-in
