@@ -319,10 +319,16 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=Path("docs/img"), help="default docs/img")
     p.add_argument("--work", type=Path, help="the data folder (default: a temporary one)")
-    p.add_argument("--only", choices=("trance", "clevrer", "vtt", "visualtrans"),
-                   help="only this app's screenshots")
-    p.add_argument("--visualtrans-build", type=Path,
-                   help="a build of `tvr visualtrans build` to verify (default: a testbed's)")
+    p.add_argument(
+        "--only",
+        choices=("trance", "clevrer", "vtt", "visualtrans"),
+        help="only this app's screenshots",
+    )
+    p.add_argument(
+        "--visualtrans-build",
+        type=Path,
+        help="a build of `tvr visualtrans build` to verify (default: a testbed's)",
+    )
     args = p.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} missing: apt-get install chromium")

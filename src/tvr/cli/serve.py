@@ -147,10 +147,9 @@ def _default_db(args: argparse.Namespace) -> str | None:
     from tvr.visualtrans.web.verify_export import store_file, store_url
 
     file = store_file(args.data[0])
-    if args.admin:
-        if not file.is_file():
-            raise UserError(f"--data {args.data[0]}: no verification yet ({file} is made by "
-                            "tvr serve --benchmark visualtrans --verify --data BUILD)")  # fmt: skip
+    if args.admin and not file.is_file():
+        raise UserError(f"--data {args.data[0]}: no verification yet ({file} is made by "
+                        "tvr serve --benchmark visualtrans --verify --data BUILD)")  # fmt: skip
     return store_url(args.data[0])
 
 

@@ -33,7 +33,9 @@ def _picture(path: Path, n: int, k: int) -> None:
     image.save(path, format="PNG")
 
 
-def make_build(root: Path, planted: dict[int, str] | None = None) -> tuple[Path, list[dict[str, Any]]]:
+def make_build(
+    root: Path, planted: dict[int, str] | None = None
+) -> tuple[Path, list[dict[str, Any]]]:
     """Write the build under `root`; (build folder, items as written)."""
     planted = PLANTED if planted is None else planted
     questions = root / "questions"

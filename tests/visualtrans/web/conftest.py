@@ -28,6 +28,7 @@ def make_config(build):
     --verify --data BUILD` makes (with --viewer --admin for the admin server)."""
 
     def make(admin: bool = False, verifiers: int = 2, **options) -> ServeConfig:
+        (build / "verify").mkdir(exist_ok=True)  # the admin server opens the verify server's store
         return ServeConfig(data=(build,), db_url=store_url(build), viewer=admin, admin=admin,
                            extra={"verify": True, "verifiers": verifiers}, **options)  # fmt: skip
 

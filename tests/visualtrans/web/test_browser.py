@@ -25,7 +25,7 @@ def answer_page(page) -> int:
     elif page.locator("#answer input[type=radio]").count():
         page.check(f"#answer input[value='{label}']")
     else:
-        for name in ([] if label == "none" else label.split(", ")):
+        for name in [] if label == "none" else label.split(", "):
             page.check(f"#answer input[value='{name}']")
     page.click("#submit")
     page.wait_for_selector("#generated")

@@ -31,7 +31,9 @@ def answer_of(nxt: dict) -> str | list[str]:
     """The true answer to the served item (its [Qnn] marker names it)."""
     n = int(nxt["item"]["question"][2:4]) - 1
     label = truth()[n]
-    return label.split(", ") if nxt["item"]["widget"]["kind"] == "set" and label != "none" else label
+    return (
+        label.split(", ") if nxt["item"]["widget"]["kind"] == "set" and label != "none" else label
+    )
 
 
 def test_an_item_is_shown_without_its_answer_then_revealed_after_the_answer(make_client):
@@ -101,7 +103,9 @@ def test_refusals_of_answers_and_reviews(make_client):
     assert client.post("/api/review", json={"serving": s}).status_code == 409  # answer first
     bad = client.post("/api/answer", json={"serving": s, "answer": "many", "key": "key-0000000a"})
     assert bad.status_code == 422 and "whole number" in bad.json()["error"]
-    other = client.post("/api/answer", json={"serving": s + 99, "answer": "1", "key": "key-0000000b"})
+    other = client.post(
+        "/api/answer", json={"serving": s + 99, "answer": "1", "key": "key-0000000b"}
+    )
     assert other.status_code == 404
     assert client.post("/api/answer", json={"serving": s, "answer": "1",
                                             "key": "key-0000000c"}).status_code == 200  # fmt: skip
@@ -109,8 +113,12 @@ def test_refusals_of_answers_and_reviews(make_client):
     assert r.status_code == 422 and "unknown flag" in r.json()["error"]
     r = client.post("/api/review", json={"serving": s, "flags": [], "fix": "2"})
     assert r.status_code == 422 and "wrong answer" in r.json()["error"]
-    assert client.post("/api/review", json={"serving": s, "flags": ["ambiguous"]}).status_code == 200
-    assert client.post("/api/review", json={"serving": s, "flags": ["ambiguous"]}).status_code == 200
+    assert (
+        client.post("/api/review", json={"serving": s, "flags": ["ambiguous"]}).status_code == 200
+    )
+    assert (
+        client.post("/api/review", json={"serving": s, "flags": ["ambiguous"]}).status_code == 200
+    )
     assert client.post("/api/review", json={"serving": s, "flags": []}).status_code == 409
 
 
@@ -178,7 +186,10 @@ def test_images_are_sent_by_their_content_and_only_the_items_own(make_client, bu
     r = client.get("/img/0/1")
     assert r.status_code == 200 and r.headers["content-type"] == "image/png"
     assert client.get("/img/0/2").status_code == 404  # a count item has two images
-    assert client.get("/img/%C2%B2/0").status_code == 404 and client.get("/img/99/0").status_code == 404
+    assert (
+        client.get("/img/%C2%B2/0").status_code == 404
+        and client.get("/img/99/0").status_code == 404
+    )
     (folder / png.with_suffix(".jpg").name).write_bytes(b"not an image")
     assert client.get("/img/0/1").status_code == 404
 

@@ -104,6 +104,8 @@ def test_the_rule():
     assert fixed.reason == "wrong_answer"  # the fix equals the label: nothing to fix, dropped
     fixed = decide("B", [v(False, ["wrong_answer"], "C"), v(False, ["wrong_answer"], "c")], 2)
     assert (fixed.outcome, fixed.label) == ("fixed", "C")
+    also = decide("B", [v(False, ["wrong_answer", "ambiguous"], "C")], 1)
+    assert (also.outcome, also.reason) == ("dropped", "wrong_answer")  # no label repairs it
     split = decide("B", [v(False, ["wrong_answer"], "C"), v(False, ["wrong_answer"], "D")], 2)
     assert (split.outcome, split.reason) == ("dropped", "wrong_answer")
     both = decide("B", [v(True, ["missing_option"]), v(True, ["ambiguous"])], 2)

@@ -130,9 +130,7 @@ def complete_counts(db: Session, v: Verification) -> Counter:
     rows = db.execute(
         select(VtVerdict.item_id, VtVerdict.label).where(VtVerdict.reviewed.is_(True))
     )
-    return Counter(
-        i for i, label in rows if i in v.by_id and v.by_id[i].label == label
-    )
+    return Counter(i for i, label in rows if i in v.by_id and v.by_id[i].label == label)
 
 
 def still_needed(v: Verification, counts: Counter) -> int:
@@ -203,7 +201,9 @@ def next_item(db: Session, v: Verification, tester: Tester, _retry: bool = True)
     return Next(serving, v.by_id[key], None, done, still_needed(v, counts))
 
 
-def _served(db: Session, v: Verification, tester: Tester, serving_id: int) -> tuple[VtServing, Item]:
+def _served(
+    db: Session, v: Verification, tester: Tester, serving_id: int
+) -> tuple[VtServing, Item]:
     serving = db.get(VtServing, serving_id) if abs(serving_id) < 2**62 else None
     if serving is None or serving.tester_id != tester.id:
         raise VerifyError(f"no item {serving_id} was served to you", 404)

@@ -9,8 +9,10 @@ and reviewed) on the generated answer the item still has:
 * fewer than N verdicts: dropped, `unverified`;
 * a strict majority of the verdicts is *clean* (the verifier's blind answer agrees with the
   generated one and nothing is flagged): kept as it is (`verified`);
-* else a strict majority of the verdicts proposes the same corrected answer (flag "wrong
-  answer" with a fix): kept with that answer as its label (`fixed`);
+* else a strict majority of the verdicts proposes the same corrected answer (the flag "wrong
+  answer", no other flag, and a fix): kept with that answer as its label (`fixed`); an item
+  also flagged ambiguous, missing its correct option or short of visual evidence is not
+  repaired by a new label;
 * else dropped, for the flag most of its verdicts raise (`wrong_answer`, `missing_option`,
   `ambiguous`, `insufficient_evidence`; ties in that order), or `disagreement` when the
   verifiers answered otherwise than the generated answer without flagging it.
@@ -111,7 +113,7 @@ def decide(label: str, verdicts: list[Verdict], wanted: int) -> Decision:
     if 2 * sum(v.clean for v in verdicts) > n:
         return Decision("verified", verdicts=n)
     fixes = Counter(
-        _fix_key(v.fix) for v in verdicts if v.fix is not None and "wrong_answer" in v.flags
+        _fix_key(v.fix) for v in verdicts if v.fix is not None and v.flags == ("wrong_answer",)
     )
     if fixes:
         key, votes = fixes.most_common(1)[0]
