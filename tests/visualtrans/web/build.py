@@ -34,14 +34,17 @@ def _picture(path: Path, n: int, k: int) -> None:
 
 
 def make_build(
-    root: Path, planted: dict[int, str] | None = None
+    root: Path, planted: dict[int, str] | None = None, only: tuple[int, ...] | None = None
 ) -> tuple[Path, list[dict[str, Any]]]:
-    """Write the build under `root`; (build folder, items as written)."""
+    """Write the build under `root` (of the items at the positions `only`, if given; their
+    [Qnn] markers keep their place in ITEMS); (build folder, items as written)."""
     planted = PLANTED if planted is None else planted
     questions = root / "questions"
     images = questions / "images"
     items, families = [], []
     for n, spec in enumerate(ITEMS):
+        if only is not None and n not in only:
+            continue
         scene = spec["scene"]
         stem = f"{scene}/{scene}_{100 + n}"
         paths = [f"{stem}_start.png", f"{stem}_end.png"]
