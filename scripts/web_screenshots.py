@@ -11,12 +11,23 @@ palette PNGs:
     web-trance-viewer.png    the TRANCE viewer: one sample, its reference and two predictions
     web-clevrer-viewer.png   the CLEVRER viewer: a video's page (video, objects, events)
     web-vtt-rating.png       the VTT rating page: the states, the descriptions, the scales
+    web-vt-verify-N.png      VisualTrans verification: the first 10 items a verifier is served
+                             from a testbed build (N = 1..10), as they see them (no answer)
+    web-vt-verify-review.png the review of one of them: the generated answer beside theirs
+    web-vt-verify-admin.png  the admin view after those 10 (agreement, flags, export)
 
 Every command it runs is printed first. Needs the test install (the web, render, clevrer and
 vtt extras; Playwright) and chromium. About a minute on 2 cores.
 
     python3 scripts/web_screenshots.py                  # into docs/img/
     python3 scripts/web_screenshots.py --out /tmp/shots --work /tmp/shots-data
+    python3 scripts/web_screenshots.py --only visualtrans --visualtrans-build BUILD
+
+The VisualTrans build is `tvr visualtrans testbed --episodes-per-scene 2 --error-rate 0.3`'s
+unless --visualtrans-build names one; its questions are copied, so its own verify/ store is
+never touched. The script's verifier gives the verdicts of scripts/web_screenshots_vt_verdicts.json
+(what a person answered and flagged looking at these items, by item id) and answers any other
+item with its generated answer.
 """
 
 from __future__ import annotations
@@ -213,10 +224,111 @@ def vtt_rating(browser, d: dict[str, Path], out: Path) -> None:
         page.close()
 
 
+def save_element(page, selector: str, path: Path, width: int = 640, colors: int = 128) -> None:
+    """The element `selector` as a `width` px wide palette PNG (small: ten of them go in docs)."""
+    from PIL import Image
+
+    raw = path.with_suffix(".raw.png")
+    page.locator(selector).screenshot(path=raw)
+    image = Image.open(raw).convert("RGB")
+    image = image.resize((width, round(image.height * width / image.width)),
+                         Image.Resampling.LANCZOS)  # fmt: skip
+    # octree keeps the hues of small objects on a grey table (median cut turns them grey)
+    image = image.quantize(colors=colors, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE)  # fmt: skip
+    image.save(path, optimize=True)
+    raw.unlink()
+    print(f"wrote {path} ({image.width}x{image.height}, {path.stat().st_size // 1024} KB)",
+          flush=True)  # fmt: skip
+
+
+def visualtrans_build(work: Path, given: Path | None) -> Path:
+    """A copy of the questions of `given` (or of a new testbed build) in a fresh build folder."""
+    import shutil
+
+    source = given
+    if source is None:
+        run("tvr", "visualtrans", "testbed", "--out", str(work / "vt-testbed"),
+            "--episodes-per-scene", "2", "--error-rate", "0.3")  # fmt: skip
+        source = work / "vt-testbed" / "build"
+    copy = work / "vt-verify-build"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(source / "questions", copy / "questions")
+    print(f"copied {source / 'questions'} to {copy / 'questions'}")
+    return copy
+
+
+#: the verdicts of the person who looked at the 10 items of the docs (docs/visualtrans.md,
+#: "Verification"), by item id; any other item is answered with its generated answer
+VT_VERDICTS = Path(__file__).with_name("web_screenshots_vt_verdicts.json")
+
+
+def visualtrans_verify(browser, build: Path, out: Path, items: int = 10) -> None:
+    from tvr.visualtrans.dataset import item_id
+
+    listed = json.loads((build / "questions" / "VisualTrans.json").read_text())
+    verdicts = {v["id"]: v for v in json.loads(VT_VERDICTS.read_text())}
+    with serving("--benchmark", "visualtrans", "--verify", "--verifiers", "1", "--data",
+                 str(build)) as url:  # fmt: skip
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto(url + "/")
+        page.fill("#name", "Ada")
+        page.click("#start")
+        page.wait_for_url("**/welcome")
+        page.click("#begin")
+        page.wait_for_url("**/verify")
+        reviewed = False
+        for n in range(1, items + 1):
+            images_loaded(page)
+            save_element(page, "#unit", out / f"web-vt-verify-{n}.png")
+            item = listed[int(page.inner_text("#meta").rsplit("item ", 1)[1])]
+            verdict = verdicts.get(item_id(item["question"], item["images"]), {})
+            answer = verdict.get("answer", item["label"])
+            if page.locator("#count").count():
+                page.fill("#count", answer)
+            elif page.locator("#answer input[type=radio]").count():
+                page.check(f"#answer input[value='{answer}']")
+            elif page.locator("#answer input[type=checkbox]").count():
+                names = answer if isinstance(answer, list) else answer.split(", ")
+                for name in names if names != ["none"] else []:
+                    page.check(f"#answer input[value='{name}']")
+            else:
+                page.fill("#objects", ", ".join(answer) if isinstance(answer, list) else answer)
+            page.click("#submit")
+            page.wait_for_selector("#generated")
+            for flag in verdict.get("flags", []):
+                page.check(f"#flags input[value='{flag}']")
+            page.fill("#fix", verdict.get("fix", ""))
+            page.fill("#note", verdict.get("note", ""))
+            if verdict.get("flags") and not reviewed:
+                save_element(page, "#unit", out / "web-vt-verify-review.png")
+                reviewed = True
+            page.click("#review")
+            page.wait_for_selector("#answer-form, #done")
+        page.close()
+    with serving("--benchmark", "visualtrans", "--verify", "--viewer", "--admin", "--data",
+                 str(build)) as url:  # fmt: skip
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto(url + "/admin")
+        save_element(page, "main", out / "web-vt-verify-admin.png", width=720, colors=64)
+        page.close()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=Path("docs/img"), help="default docs/img")
     p.add_argument("--work", type=Path, help="the data folder (default: a temporary one)")
+    p.add_argument(
+        "--only",
+        choices=("trance", "clevrer", "vtt", "visualtrans"),
+        help="only this app's screenshots",
+    )
+    p.add_argument(
+        "--visualtrans-build",
+        type=Path,
+        help="a build of `tvr visualtrans build` to verify (default: a testbed's)",
+    )
     args = p.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} missing: apt-get install chromium")
@@ -226,11 +338,18 @@ def main() -> int:
     with contextlib.ExitStack() as stack:
         work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         work.mkdir(parents=True, exist_ok=True)
-        data = make_data(work)
+        shoots = {"trance": (trance_test, trance_viewer), "clevrer": (clevrer_viewer,),
+                  "vtt": (vtt_rating,)}  # fmt: skip
+        wanted = [args.only] if args.only else [*shoots, "visualtrans"]
+        data = make_data(work) if set(wanted) & set(shoots) else {}
+        build = visualtrans_build(work, args.visualtrans_build) if "visualtrans" in wanted else None
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            for shoot in (trance_test, trance_viewer, clevrer_viewer, vtt_rating):
-                shoot(browser, data, args.out)
+            for app in wanted:
+                for shoot in shoots.get(app, ()):
+                    shoot(browser, data, args.out)
+            if build is not None:
+                visualtrans_verify(browser, build, args.out)
             browser.close()
     return 0
 

@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "folder. With --export DIR, write every tester's answers as predictions files that "
         "`tvr evaluate` reads, and exit. CLEVRER (--benchmark clevrer --viewer): videos, events, "
         "causal graphs and questions. VTT (--benchmark vtt): people rate --predictions "
-        "NAME=FILE; `tvr vtt ratings` reads the results.",
+        "NAME=FILE; `tvr vtt ratings` reads the results. VisualTrans (--benchmark visualtrans "
+        "--verify --data BUILD): people verify a build's generated questions.",
     )
     p.add_argument(
         "--data",
@@ -74,6 +75,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=2,
         help="VTT: decided ratings wanted per sample and model (at least 2; default 2)",
     )
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="VisualTrans: people verify the generated questions of the build --data BUILD "
+        "(results in BUILD/verify/verify.sqlite; --viewer --admin: the admin view)",
+    )
+    p.add_argument(
+        "--verifiers",
+        type=positive_int,
+        default=2,
+        help="VisualTrans --verify: verdicts wanted per item (default 2)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=positive_int, default=8000, help="default 8000")
     p.add_argument(
@@ -118,8 +131,26 @@ def _vtt_options(args: argparse.Namespace) -> dict:
     }
 
 
+def _visualtrans_options(args: argparse.Namespace) -> dict:
+    """VisualTrans's verification of a build (ServeConfig.extra)."""
+    return {"verify": args.verify, "verifiers": args.verifiers}
+
+
 #: benchmark -> the ServeConfig.extra it reads from the command line
-EXTRA_OPTIONS = {"vtt": _vtt_options}
+EXTRA_OPTIONS = {"vtt": _vtt_options, "visualtrans": _visualtrans_options}
+
+
+def _default_db(args: argparse.Namespace) -> str | None:
+    """--db, else where a benchmark keeps its results itself (VisualTrans: BUILD/verify/)."""
+    if args.db or args.benchmark != "visualtrans" or not args.verify or len(args.data) != 1:
+        return args.db
+    from tvr.visualtrans.web.verify_export import store_file, store_url
+
+    file = store_file(args.data[0])
+    if args.admin and not file.is_file():
+        raise UserError(f"--data {args.data[0]}: no verification yet ({file} is made by "
+                        "tvr serve --benchmark visualtrans --verify --data BUILD)")  # fmt: skip
+    return store_url(args.data[0])
 
 
 def check_port(host: str, port: int) -> None:
@@ -147,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"tvr serve: --predictions {path}: SETTING:FILE is now SETTING=FILE "
                   f"({prefix}={str(path)[len(prefix) + 1:]}); the old form works until tvr "
                   f"{RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
+    if args.verify and args.benchmark != "visualtrans":
+        raise UserError("--verify is VisualTrans's: tvr serve --benchmark visualtrans --verify "
+                        "--data BUILD")  # fmt: skip
     predictions, extra = tuple(args.predictions), {}
     if args.benchmark in EXTRA_OPTIONS:  # the benchmark reads its predictions from `extra`
         predictions, extra = (), EXTRA_OPTIONS[args.benchmark](args)
@@ -154,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         data=tuple(args.data),
         predictions=predictions,
         extra=extra,
-        db_url=args.db,
+        db_url=_default_db(args),
         viewer=args.viewer,
         admin=args.admin,
         practice=args.practice,

@@ -1,4 +1,4 @@
-"""VisualTrans's parts of the shared layers: its VLM task and its leaderboard reader (a `tvr.benchmarks` entry point)."""
+"""VisualTrans's parts of the shared layers: its VLM task, its leaderboard reader and its verification pages (a `tvr.benchmarks` entry point)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from tvr.visualtrans import paper
 from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
+from tvr.web.pages import register_pages
 
 
 def _visualtrans_task(data: Any, images: Any, **options: Any) -> Any:
@@ -16,6 +17,15 @@ def _visualtrans_task(data: Any, images: Any, **options: Any) -> Any:
 
 
 register_task("visualtrans", _visualtrans_task)
+
+
+def _visualtrans_pages(config: Any) -> Any:
+    from tvr.visualtrans.web.app import visualtrans_pages  # FastAPI only when serving
+
+    return visualtrans_pages(config)
+
+
+register_pages("visualtrans", _visualtrans_pages)
 
 
 def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from tvr.clevrer.data.events import annotation_events
 from tvr.clevrer.vocab import SHOWN_FRAMES
@@ -11,6 +11,7 @@ from tvr.clevrer.web.catalog import ClevrerSet
 from tvr.clevrer.web.graph import layout
 from tvr.clevrer.world.events import causal_graph
 from tvr.web.errors import PageError
+from tvr.web.files import file_response
 
 router = APIRouter()
 PAGE_SIZE = 50
@@ -65,9 +66,11 @@ def video_page(request: Request, k: int, index: int) -> HTMLResponse:
 
 
 @router.get("/media/{k}/{index}.mp4")
-def video_file(request: Request, k: int, index: int) -> FileResponse:
+def video_file(request: Request, k: int, index: int) -> Response:
+    """The scene's video: an MP4 by content, under the set's folder once resolved."""
     s = _set(request, k)
     path = s.videos.get(index)
     if path is None:
         raise PageError(f"{s.root}: no video file for scene {index}", 404)
-    return FileResponse(path, media_type="video/mp4")
+    relative = path.relative_to(s.root).as_posix()
+    return file_response((s.root,), relative, ("mp4",), missing="no such video")

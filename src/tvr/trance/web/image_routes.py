@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response
 
 from tvr.trance.web.catalog import STAGES, sample_view
 from tvr.trance.web.common import Cat
 from tvr.trance.world.vocab import VIEWS
 from tvr.web.deps import Config
+from tvr.web.files import file_response
 
 router = APIRouter()
 
@@ -41,9 +42,13 @@ def image(
         or (not config.viewer and stage == "fin" and view != sample_view(problem, sd.sample(i)))
     ):
         return PlainTextResponse("no such image", status_code=404)
-    path = sd.store.image_path(i, stage, view)
-    if not Path(path).is_file():
-        return PlainTextResponse("image missing on the server", status_code=404)
-    return FileResponse(
-        path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"}
+    # sent only when it is a PNG under the dataset's folder once resolved (tvr.web.files)
+    root = catalog.roots[problem]
+    path = Path(sd.store.image_path(i, stage, view))
+    return file_response(
+        (root,),
+        path.relative_to(root).as_posix(),
+        ("png",),
+        headers={"Cache-Control": "private, max-age=3600"},
+        missing="image missing on the server",
     )

@@ -7,7 +7,7 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from tvr.vtt.web.bodies import RatingBody
@@ -23,6 +23,7 @@ from tvr.vtt.web.study import (
 )
 from tvr.web.db import Tester
 from tvr.web.deps import CurrentTester, Db, json_body, json_body_openapi, required_tester
+from tvr.web.files import file_response
 from tvr.web.responses import ApiError, PageError, render
 from tvr.web.signin import Landing, SignIn, code_context, sign_in_router
 
@@ -145,4 +146,11 @@ def state_image(index: int, state: int, study: StudyDep) -> Response:
     path = study.state_image(index, state)
     if path is None:
         raise ApiError(f"no state {state} of sample {index}", 404)
-    return FileResponse(path, headers={"Cache-Control": "max-age=3600"})
+    # a JPEG (or PNG) by content, under the states folder once resolved (tvr.web.files)
+    return file_response(
+        (study.states,),
+        path.relative_to(study.states).as_posix(),
+        ("jpeg", "png"),
+        headers={"Cache-Control": "max-age=3600"},
+        missing="state image missing on the server",
+    )

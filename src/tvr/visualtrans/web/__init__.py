@@ -1,0 +1,1 @@
+"""VisualTrans's pages of `tvr serve`: people verify generated questions (`--verify`)."""
