@@ -165,8 +165,8 @@ def link_cases(app, url: str, target: Path, outside: Path) -> tuple[Counter, lis
 
 
 def file_routes(app) -> list[str]:
-    """The path templates of `app`'s file routes: its GET routes that send files (the served
-    ones named by the caller are checked too) and its static mounts ("/static/{path}")."""
+    """The path templates of `app`'s static mounts ("/static/tvr/{path}", "/static/{path}");
+    the caller names its data file routes."""
     out = []
     for route in app.routes:
         path = getattr(route, "path", "")
