@@ -90,3 +90,22 @@ def test_every_viewer_page_has_the_shared_layout(rendered_set, tmp_path):
     assert_templates_extend_the_layout(templates)
     css = (templates.parent / "static" / "style.css").read_text()
     assert "header.top" not in css and ":root" not in css  # the common look is tvr.css's only
+
+
+def test_no_file_outside_the_set_is_sent(rendered_set, tmp_path):
+    """The path test of the viewer's file route and static mounts (issue 38): only MP4 videos
+    that lie in the set's folder once resolved are sent; the set's own hard links (shards and
+    videos/ hold one file under two names) still are."""
+    from tests.web.paths import link_cases, traversal_cases
+
+    client = _client(rendered_set, tmp_path)
+    target = client.app.state.clevrer_sets[0].videos[1]
+    assert target.stat().st_nlink == 2  # tvr's layout: the shard's file and its videos/ name
+    statuses, failures = link_cases(client.app, "/media/0/1.mp4", target, tmp_path / "outside")
+    more, bad = traversal_cases(client.app, ["/media/{k}/{index}.mp4"], {"k": "0", "index": "1"})
+    statuses += more
+    failures += bad
+    print(f"\npath test (clevrer viewer): {sum(statuses.values())} cases, {len(failures)} "
+          f"failures; statuses {dict(sorted(statuses.items()))}")  # fmt: skip
+    assert not failures, failures[:10]
+    assert set(statuses) <= {400, 404, 405, 422}
