@@ -256,7 +256,9 @@ def write_hdf5(path: Path, language: str, n_frames: int) -> bool:
     return True
 
 
-def make_testbed(out: str | Path, episodes_per_scene: int = 5, seed: int = 0) -> dict[str, Any]:
+def make_testbed(out: str | Path, episodes_per_scene: int = 6, seed: int = 0,
+                 scenes: tuple[str, ...] = SCENES, size: tuple[int, int] = (WIDTH, HEIGHT)
+                 ) -> dict[str, Any]:  # fmt: skip
     """Render the episodes into OUT/episodes/TASK/N.mp4 (+ N.hdf5) and OUT/truth.jsonl."""
     from tvr.render.presets import Preset
     from tvr.render.raster import RasterRenderer
@@ -267,7 +269,7 @@ def make_testbed(out: str | Path, episodes_per_scene: int = 5, seed: int = 0) ->
     lights = _lights()
     truth = []
     try:
-        for scene in SCENES:
+        for scene in scenes:
             folder = out / "episodes" / scene
             folder.mkdir(parents=True, exist_ok=True)
             for i in range(episodes_per_scene):
@@ -277,7 +279,7 @@ def make_testbed(out: str | Path, episodes_per_scene: int = 5, seed: int = 0) ->
                 if occluded:
                     frames = frames[:-6] + [{**frames[-1], "hand": HAND}] * 6
                 images = [renderer.render_image(SceneDescription(_scene_objects(s), CAMERA, lights,
-                                                                 WIDTH, HEIGHT))
+                                                                 *size))
                           for s in frames]  # fmt: skip
                 write_video(folder / f"{i}.mp4", images)
                 write_hdf5(folder / f"{i}.hdf5", LANGUAGE[scene], len(images))
@@ -289,7 +291,7 @@ def make_testbed(out: str | Path, episodes_per_scene: int = 5, seed: int = 0) ->
     finally:
         renderer.close()
     write_jsonl(out / "truth.jsonl", truth)
-    summary = {"episodes": len(truth), "scenes": list(SCENES),
+    summary = {"episodes": len(truth), "scenes": list(scenes), "size": list(size),
                "episodes_per_scene": episodes_per_scene, "seed": seed,
                "unusable": sum(not t["usable"] for t in truth)}  # fmt: skip
     write_json(out / "testbed.json", summary)

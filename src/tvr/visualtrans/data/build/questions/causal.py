@@ -1,6 +1,6 @@
 """Procedural causal: which operation happened during the transformation?
 
-Stacks: the correct option is a placement of the metadata's stack (an object directly on the
+Stacks: one question per placement of the metadata's stack; the correct option is that placement (an object directly on the
 one below it, said "on top of", "over" or "underneath"); distractors are placements of pairs
 that are not directly on each other in the final stack. Boards: the correct option is one of
 the moves; distractors are cells with no new disc, or a move's cell with the other colour."""
@@ -30,10 +30,11 @@ def stack_causal(ep: EpisodeView, ctx: Context) -> list[Draft]:
     wrong = [(a, b) for a in m.objects for b in m.objects if a != b and (a, b) not in true]
     if len(wrong) < 3:
         return []
-    upper, lower = pairs[int(rng.integers(len(pairs)))]
-    return [Draft("causal.stack", ep.episode, ep.scene, ep.episode, stack_images(ep), STEM,
-                  "choice", correct=placement(rng, upper, lower),
-                  distractors=tuple(placement(rng, a, b) for a, b in wrong), sep=" ")]  # fmt: skip
+    distractors = tuple(placement(rng, a, b) for a, b in wrong)
+    return [Draft("causal.stack", f"{ep.episode}|{upper}|{lower}", ep.scene, ep.episode,
+                  stack_images(ep), STEM, "choice", correct=placement(rng, upper, lower),
+                  distractors=distractors, sep=" ")
+            for upper, lower in pairs]  # fmt: skip
 
 
 def disc(color: str, row: int, column: int) -> str:
