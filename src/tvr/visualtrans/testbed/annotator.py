@@ -101,7 +101,7 @@ def _handler(annotator: ScriptedAnnotator) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404)
                 return

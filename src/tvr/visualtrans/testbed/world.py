@@ -21,6 +21,7 @@ and, like EgoDex, a `transforms/camera` dataset (4 x 4 poses per frame; here fix
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass, replace
@@ -87,7 +88,7 @@ def stack_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[st
     names = [f"{c} block" for c in colors]
     xs = np.linspace(-2.0, 2.0, k)
     ys = rng.permutation(np.linspace(-0.6, 0.3, k))
-    bodies = [block(n, c, float(x), float(y)) for n, c, x, y in zip(names, colors, xs, ys)]
+    bodies = [block(n, c, float(x), float(y)) for n, c, x, y in zip(names, colors, xs, ys, strict=False)]
     order = [names[j] for j in rng.permutation(k)]  # bottom to top
     states = [_state(bodies)]
     for level, n in enumerate(order):
@@ -105,7 +106,7 @@ def stack_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[st
 
 def _timeline(states: list[dict[str, Body]]) -> list[dict[str, Body]]:
     frames = [states[0]] * 3
-    for a, b in zip(states, states[1:]):
+    for a, b in itertools.pairwise(states):
         frames += _frames_between(a, b) + [b] * 2
     return frames + [states[-1]] * 2
 
@@ -114,7 +115,7 @@ def row_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[str,
     colors = list(rng.choice(COLORS[:6], size=3, replace=False))
     names = [f"{c} book" for c in colors]
     xs = (-1.0, 0.0, 1.0)
-    bodies = [Body(n, "cube", c, (0.18, 0.4, 0.6), (x, 0.5, 0.6)) for n, c, x in zip(names, colors, xs)]
+    bodies = [Body(n, "cube", c, (0.18, 0.4, 0.6), (x, 0.5, 0.6)) for n, c, x in zip(names, colors, xs, strict=False)]
     states = [_state(bodies)]
     if i % 3 == 2:  # one book out and back: the order does not change
         j = int(rng.integers(3))
@@ -149,7 +150,7 @@ def food_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[str
         return (cx + offsets[j][0], cy + offsets[j][1], 0.3)
 
     bodies = [Body(n, s, c, (0.25, 0.25, 0.25), spot(j, p))
-              for j, ((c, s, _), n, p) in enumerate(zip(picked, names, on_plate))]  # fmt: skip
+              for j, ((c, s, _), n, p) in enumerate(zip(picked, names, on_plate, strict=False))]  # fmt: skip
     fixtures = [Body("plate", "cylinder", "white", (1.0, 1.0, 0.04), (*PLATE, 0.04)),
                 Body("basket", "cube", "dark", (0.95, 0.95, 0.04), (*BASKET, 0.04))]  # fmt: skip
     to_plate = i % 2 == 0
@@ -165,10 +166,10 @@ def food_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[str
     for j in movers[:n_move]:
         after[j] = to_plate
         states.append(_moved(states[-1], names[j], spot(j, to_plate)))
-    meta = {"plate_before": [n for n, p in zip(names, on_plate) if p],
-            "plate_after": [n for n, p in zip(names, after) if p],
-            "basket_before": [n for n, p in zip(names, on_plate) if not p],
-            "basket_after": [n for n, p in zip(names, after) if not p]}  # fmt: skip
+    meta = {"plate_before": [n for n, p in zip(names, on_plate, strict=False) if p],
+            "plate_after": [n for n, p in zip(names, after, strict=False) if p],
+            "basket_before": [n for n, p in zip(names, on_plate, strict=False) if not p],
+            "basket_after": [n for n, p in zip(names, after, strict=False) if not p]}  # fmt: skip
     return _timeline(states), meta
 
 
@@ -179,13 +180,13 @@ def beads_episode(i: int, rng: np.random.Generator) -> tuple[list[dict], dict[st
     grid = [(x, y) for x in np.linspace(-2.2, 2.2, 5) for y in (-0.8, 0.9)]
     cells = rng.permutation(len(grid))
     bodies = []
-    for (c, j), cell in zip(beads, cells):
+    for (c, j), cell in zip(beads, cells, strict=False):
         x, y = grid[cell]
         bodies.append(Body(f"{c} bead {j + 1}", "sphere", c, (0.2, 0.2, 0.2), (float(x), float(y), 0.2)))
     # scattered start: no two beads of one colour side by side (the grid keeps them 1.1 apart)
     grouped = 1 + int(rng.integers(k))
     states = [_state(bodies)]
-    for g, c in enumerate(colors[:grouped]):
+    for _g, c in enumerate(colors[:grouped]):
         first = states[-1][f"{c} bead 1"].pos
         states.append(_moved(states[-1], f"{c} bead 2", (first[0] + 0.42, first[1], 0.2)))
     meta = {"colors": colors, "groups_before": 0, "groups_after": grouped}

@@ -23,7 +23,8 @@ from typing import Any
 from tvr.core.jsonl import write_jsonl
 from tvr.visualtrans.data.build.config import BuildConfig
 from tvr.visualtrans.data.build.filter import kept_episodes
-from tvr.visualtrans.data.build.frames import STAGE as FRAMES, episode_records
+from tvr.visualtrans.data.build.frames import STAGE as FRAMES
+from tvr.visualtrans.data.build.frames import episode_records
 from tvr.visualtrans.data.build.schemas import (
     parse_reply_json,
     read_human_metadata,

@@ -87,10 +87,7 @@ def find_episodes(config: BuildConfig) -> tuple[list[Episode], dict[str, int]]:
 
 def frame_names(episode_id: str, k: int) -> list[tuple[str, str]]:
     """(role, file name) of the K keyframes: start, medium(s), end."""
-    if k == 3:
-        middle = ["medium"]
-    else:
-        middle = [f"medium{i}" for i in range(1, k - 1)]
+    middle = ["medium"] if k == 3 else [f"medium{i}" for i in range(1, k - 1)]
     return [(role, f"{episode_id}_{role}.jpg") for role in ["start", *middle, "end"]]
 
 
@@ -139,7 +136,7 @@ class FramesWorker:
             info = probe(ep.video)
             n = info.n_frames
             if n is None:
-                n = max(1, int(round((info.duration or 0.0) * info.fps)))
+                n = max(1, round((info.duration or 0.0) * info.fps))
             last = max(0.0, (n - 1) / info.fps)
             times = [last * i / (k - 1) for i in range(k)]
             images = frames_at(ep.video, times, self.config.image_size)

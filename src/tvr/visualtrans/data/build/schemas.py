@@ -29,9 +29,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from tvr.core.errors import InputError
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tvr.core.errors import InputError
 
 #: scene -> its family
 SCENE_FAMILY: dict[str, str] = {

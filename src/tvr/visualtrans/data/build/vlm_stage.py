@@ -58,8 +58,9 @@ class EpisodeTask:
     prompt_package = PROMPT_PACKAGE
     fields = frozenset({"episode", "scene", "language", "images_note", "retry_note"})
 
-    def __init__(self, stage: str, family: str, requests: list[EpisodeRequest],
-                 retry_notes: dict[str, str]) -> None:  # fmt: skip
+    def __init__(
+        self, stage: str, family: str, requests: list[EpisodeRequest], retry_notes: dict[str, str]
+    ) -> None:
         self.name = f"visualtrans-build-{stage}"
         self.default_prompt = f"build/{stage}_{family}.txt"
         self.requests = requests
@@ -73,7 +74,7 @@ class EpisodeTask:
                 fields={"episode": r.episode, "scene": r.scene,
                         "language": r.language or "(none)",
                         "images_note": r.note or f"{len(r.images)} images follow, in order.",
-                        "retry_note": self.retry_notes.get(r.episode, "")},  # fmt: skip
+                        "retry_note": self.retry_notes.get(r.episode, "")},
                 meta={"scene": r.scene},
             )
             for r in self.requests

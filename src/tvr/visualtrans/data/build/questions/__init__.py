@@ -81,7 +81,7 @@ def assemble(drafts: dict[str, list[Draft]], seed: int, per_family: int = 0,
             keep = sorted(rng.choice(len(ds), size=per_family, replace=False))
             ds = [ds[i] for i in keep]
         targets = balanced_targets(len(ds), rng)
-        for d, t in zip(ds, targets):
+        for d, t in zip(ds, targets, strict=False):
             item = render(d, t, rng)
             if item is None:
                 continue
@@ -146,7 +146,8 @@ def balance(items: list[dict[str, Any]], families: list[dict[str, Any]]) -> dict
 
 def run_questions(out: Path, seed: int, per_family: int, low_count_keep: float) -> dict[str, Any]:
     from tvr.core.jsonl import write_json
-    from tvr.visualtrans.data.build.frames import IMAGES, STAGE as FRAMES
+    from tvr.visualtrans.data.build.frames import IMAGES
+    from tvr.visualtrans.data.build.frames import STAGE as FRAMES
     from tvr.visualtrans.dataset import item_id
 
     views = episode_views(out)

@@ -44,8 +44,8 @@ class Draft:
     their natural order, e.g. Layer 1, 2, ...; a window of at most 4 around the answer is
     shown) with `correct` one of them; `image_options`: the options are images appended to
     `images` and the texts are <image3> ... <image6>. count and set: `label`.
-    `key` names the question independently of the metadata's answer (family, episode and the
-    question's parameters), so two builds of one episode can be compared item by item.
+    `key` names the question independently of the metadata's answer ("FAMILY|EPISODE|..." with
+    the question's parameters; the family is prefixed when not given), so two builds of one episode can be compared item by item.
     """
 
     family: str
@@ -62,6 +62,10 @@ class Draft:
     mask: str | None = None
     sep: str = "\n"
     image_options: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.key.startswith(self.family + "|"):
+            self.key = f"{self.family}|{self.key}"
 
     @property
     def answer(self) -> str:
@@ -135,7 +139,7 @@ def render(draft: Draft, target: int, rng: np.random.Generator) -> dict[str, Any
             return None
         n = len(others) + 1
         letter = min(target, n - 1)
-        options = others[:letter] + [draft.correct] + others[letter:]  # type: ignore[list-item]
+        options = [*others[:letter], draft.correct, *others[letter:]]  # type: ignore[list-item]
     if draft.image_options:
         item["images"] = list(draft.images) + options
         texts = [f"<image{3 + i}>" for i in range(n)]

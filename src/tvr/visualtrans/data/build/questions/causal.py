@@ -23,7 +23,7 @@ def placement(rng, upper: str, lower: str) -> str:
 def stack_causal(ep: EpisodeView, ctx: Context) -> list[Draft]:
     m = ep.meta
     rng = ctx.rng("causal.stack", ep.episode)
-    pairs = list(zip(m.stack[1:], m.stack[:-1]))  # (upper, directly below)
+    pairs = list(zip(m.stack[1:], m.stack[:-1], strict=False))  # (upper, directly below)
     if not pairs:
         return []
     true = set(pairs)

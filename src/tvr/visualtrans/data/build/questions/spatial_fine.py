@@ -10,6 +10,8 @@ scene's objects in a seeded order; a set answer lists the objects bottom to top.
 
 from __future__ import annotations
 
+import itertools
+
 from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family, shuffled
 
 ABSOLUTE = {"leftmost": "leftmost", "rightmost": "rightmost", "closest": "closest-to-camera"}
@@ -31,7 +33,7 @@ def relative_objects(meta) -> list[tuple[str, str]]:
     """(relation, object): e.g. ("to the left of red block", the object left of it)."""
     out = []
     order = meta.spread_order
-    for a, b in zip(order, order[1:]):
+    for a, b in itertools.pairwise(order):
         out.append((f"to the left of {b}", a))
         out.append((f"to the right of {a}", b))
     return out

@@ -23,7 +23,7 @@ def _options(before: str, after: str, others: list[str], how: str = "") -> tuple
         correct = NO.format(how=how, a=before)
     else:
         correct = YES.format(how=how, a=before, b=after)
-    pool = [NO.format(how=how, a=o) for o in others + [after] if o != before or before != after]
+    pool = [NO.format(how=how, a=o) for o in [*others, after] if o != before or before != after]
     pool += [YES.format(how=how, a=before, b=o) for o in others if o != after and o != before]
     pool += [YES.format(how=how, a=o, b=before) for o in others if o != before]
     return correct, [p for p in dict.fromkeys(pool) if p != correct]
@@ -50,7 +50,7 @@ def quadrant(ep: EpisodeView, ctx: Context) -> list[Draft]:
     rng = ctx.rng("global.quadrant", ep.episode)
     others = []
     for perm in itertools.permutations(m.objects):
-        text = _quadrant_text(dict(zip(QUADRANTS, perm)))
+        text = _quadrant_text(dict(zip(QUADRANTS, perm, strict=False)))
         if text not in (before, after):
             others.append(text)
     others = [others[i] for i in rng.permutation(len(others))[:6]]
