@@ -401,6 +401,11 @@ def testbed_command(args: argparse.Namespace) -> int:
                          error_rate=args.error_rate, malformed_rate=args.malformed_rate,
                          seed=args.seed)  # fmt: skip
     run_build(config, out / "build")
+    from tvr.visualtrans.testbed.check import check_against_truth
+
+    check = check_against_truth(out / "build")
+    print(f"answers against the truth: {check['wrong']} wrong of {check['items']} questions "
+          f"({100 * (check['wrong_share'] or 0):.1f}%; scripted error rate {args.error_rate})")
     print(f"the built set: {out / 'build' / 'export'} (tvr visualtrans stats --data "
           f"{out / 'build' / 'export'})")  # fmt: skip
     return 0

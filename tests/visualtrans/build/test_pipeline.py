@@ -29,15 +29,9 @@ def build(tb: Path, out: Path, **kw):
 
 
 def truth_answers(tb: Path, out: Path, seed: int = 0) -> dict[str, str]:
-    """The answers the same generators give on the truth's metadata (key -> answer)."""
-    from tvr.visualtrans.data.build.questions import assemble, drafts_of, episode_views
-    from tvr.visualtrans.data.build.questions.base import EpisodeView
-    from tvr.visualtrans.data.build.schemas import validate_metadata
+    from tvr.visualtrans.testbed.check import truth_answers as answers
 
-    truth = {r["episode"]: r for _, r in iter_jsonl(tb / "truth.jsonl")}
-    views = [EpisodeView(v.episode, v.scene, validate_metadata(truth[v.episode]["metadata"],
-                         v.scene, v.episode), v.frames) for v in episode_views(out)]  # fmt: skip
-    return {d.key: d.answer for _, d in assemble(drafts_of(views, seed), seed, 0, 1.0)}
+    return answers(out, tb / "truth.jsonl", seed)
 
 
 def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
@@ -51,6 +45,9 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
     assert len(fams) == reports["questions"]["items"] > 20
     truth = truth_answers(testbed_copy, out)
     assert all(truth[f["key"]] == f["answer"] for f in fams)
+    from tvr.visualtrans.testbed.check import check_against_truth
+
+    assert check_against_truth(out)["wrong"] == 0
     items = read_json(out / "export" / "VisualTrans.json")
     assert len(items) == len(fams)
     assert read_json(out / "export" / "report.json")["note"].startswith("not verified")
@@ -71,10 +68,11 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
 def test_error_rate_gives_wrong_answers(testbed_copy, tmp_path):
     out = tmp_path / "build"
     build(testbed_copy, out, error_rate=0.5)
-    truth = truth_answers(testbed_copy, out)
-    fams = [r for _, r in iter_jsonl(out / "questions" / "families.jsonl")]
-    wrong = sum(truth.get(f["key"], f["answer"]) != f["answer"] for f in fams)
-    assert 0 < wrong < len(fams)
+    from tvr.visualtrans.testbed.check import check_against_truth
+
+    check = check_against_truth(out)
+    assert 0 < check["wrong"] < check["items"]
+    assert check_against_truth(out, "export")["wrong"] == check["wrong"]
 
 
 def test_malformed_replies_are_counted_never_dropped(testbed_copy, tmp_path):
