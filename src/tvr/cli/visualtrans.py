@@ -246,7 +246,7 @@ BUILD_OPTIONS = {
     # option dest -> BuildConfig field (None: the CLI's default is the config's)
     "input": "input", "task": "task", "scenes": "scenes",
     "frames_per_episode": "frames_per_episode", "image_size": "image_size",
-    "jpeg_quality": "jpeg_quality", "annotator": "annotator", "model": "model", "truth": "truth",
+    "jpeg_quality": "jpeg_quality", "annotator": "annotator", "truth": "truth",
     "error_rate": "error_rate", "malformed_rate": "malformed_rate",
     "parse_retries": "parse_retries", "metadata": "metadata", "detector": "detector",
     "seed": "seed", "questions_per_family": "questions_per_family",
@@ -374,7 +374,7 @@ def build_command(args: argparse.Namespace) -> int:
     config = build_config_from(args, args.out)
     stages = STAGES if args.stage == "all" else (args.stage,)
     run_build(config, args.out, stages, base_url=args.base_url, api_key=args.api_key,
-              workers=args.workers, concurrency=args.concurrency)  # fmt: skip
+              model=args.model, workers=args.workers, concurrency=args.concurrency)  # fmt: skip
     return 0
 
 

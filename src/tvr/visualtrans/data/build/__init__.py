@@ -46,6 +46,7 @@ def run_build(
     *,
     base_url: str | None = None,
     api_key: str | None = None,
+    model: str | None = None,
     workers: int = 1,
     concurrency: int = 4,
     say: Callable[[str], None] = print,
@@ -65,7 +66,7 @@ def run_build(
             say(f"{stage}: already built ({out / stage / REPORT})")
             continue
         wall, cpu = time.perf_counter(), _cpu()
-        counts = _run_stage(stage, config, out, base_url, api_key, workers, concurrency)
+        counts = _run_stage(stage, config, out, base_url, api_key, model, workers, concurrency)
         wall, cpu = time.perf_counter() - wall, _cpu() - cpu
         episodes = counts.get("episodes") or 0
         counts["seconds"] = {"wall": round(wall, 3), "cpu": round(cpu, 3),
@@ -78,7 +79,8 @@ def run_build(
 
 
 def _run_stage(stage: str, config: BuildConfig, out: Path, base_url: str | None,
-               api_key: str | None, workers: int, concurrency: int) -> dict[str, Any]:  # fmt: skip
+               api_key: str | None, model: str | None, workers: int,
+               concurrency: int) -> dict[str, Any]:  # fmt: skip
     needs = {"filter": "frames", "annotate": "filter", "questions": "annotate",
              "export": "questions"}  # fmt: skip
     if stage in needs and not stage_done(out, needs[stage]):
@@ -96,14 +98,14 @@ def _run_stage(stage: str, config: BuildConfig, out: Path, base_url: str | None,
             from tvr.visualtrans.data.build.annotate import run_annotate
 
             return run_annotate(config, out, None)
-        with endpoint_for(config, base_url, api_key, concurrency) as asker:
+        with endpoint_for(config, base_url, api_key, concurrency, model) as asker:
             if stage == "filter":
                 from tvr.visualtrans.data.build.filter import run_filter
 
-                return run_filter(out, asker, config.parse_retries)
+                return {**run_filter(out, asker, config.parse_retries), "model": asker.model}
             from tvr.visualtrans.data.build.annotate import run_annotate
 
-            return run_annotate(config, out, asker)
+            return {**run_annotate(config, out, asker), "model": asker.model}
     if stage == "questions":
         from tvr.visualtrans.data.build.questions import run_questions
 

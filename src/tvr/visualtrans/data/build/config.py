@@ -25,10 +25,10 @@ class BuildConfig(JobConfig):
         frames_per_episode: keyframes per episode, start and end included (3: one medium).
         image_size: the keyframes' short side in pixels (None: the video's own size).
         jpeg_quality: of the keyframes.
-        annotator: "endpoint" (any OpenAI-compatible server, `model` at its URL) or "scripted"
-            (the testbed's annotator on loopback, answering from `truth`).
-        model: the model name sent to the endpoint (the endpoint URL is not saved: a
-            scripted annotator's port changes every run).
+        annotator: "endpoint" (any OpenAI-compatible server; its URL, key and model are options
+            of each run, not saved: filter and annotate may use different models, as the
+            paper's o3 and Gemini 2.5 Pro; each stage's report and replies name the model) or
+            "scripted" (the testbed's annotator on loopback, answering from `truth`).
         truth: the testbed's truth.jsonl (scripted annotator only).
         error_rate, malformed_rate: the scripted annotator's share of episodes with wrong
             metadata and of replies that are not JSON.
@@ -51,7 +51,6 @@ class BuildConfig(JobConfig):
     image_size: int | None = 480
     jpeg_quality: int = 95
     annotator: str = "endpoint"
-    model: str | None = None
     truth: str | None = None
     error_rate: float = 0.0
     malformed_rate: float = 0.0

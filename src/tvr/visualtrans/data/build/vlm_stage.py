@@ -157,7 +157,7 @@ def ask_episodes(
 
 @contextlib.contextmanager
 def endpoint_for(config: BuildConfig, base_url: str | None, api_key: str | None,
-                 concurrency: int = 4) -> Iterator[Asker]:  # fmt: skip
+                 concurrency: int = 4, model: str | None = None) -> Iterator[Asker]:  # fmt: skip
     """The endpoint of a stage: the scripted annotator started on loopback for the testbed,
     or the configured server (--base-url, or TVR_VLM_BASE_URL / OPENAI_BASE_URL)."""
     if config.annotator == "scripted":
@@ -166,11 +166,11 @@ def endpoint_for(config: BuildConfig, base_url: str | None, api_key: str | None,
         assert config.truth is not None
         with serve_scripted(config.truth, config.error_rate, config.malformed_rate,
                             config.seed) as url:  # fmt: skip
-            yield Asker(url, config.model or "scripted", concurrency=concurrency)
+            yield Asker(url, model or "scripted", concurrency=concurrency)
         return
     from tvr.vlm.client import resolve_endpoint
 
-    ep = resolve_endpoint(base_url, config.model, api_key, os.environ)
+    ep = resolve_endpoint(base_url, model, api_key, os.environ)
     yield Asker(ep.base_url, ep.model, ep.api_key, concurrency=concurrency)
 
 
