@@ -200,3 +200,85 @@ def test_export_uses_the_verification_store(testbed_copy, tmp_path, monkeypatch)
     assert r["note"] == "verified" and r["dropped"] == {"wrong answer": 1}
     items = read_json(out / "export" / "VisualTrans.json")
     assert len(items) == r["items"] - 1 and items[0]["label"] == "A"
+
+
+def test_export_is_read_by_tvr_export_hf(whole_build, tmp_path):
+    pytest.importorskip("datasets")
+    from tvr.cli import main
+
+    out = tmp_path / "hf"
+    assert main(["export", "hf", "--benchmark", "visualtrans", "--data",
+                 str(whole_build / "export"), "--out", str(out)]) == 0  # fmt: skip
+    assert list(out.rglob("*.parquet"))
+
+
+def test_stats_families_on_a_release_file(whole_build, tmp_path, capsys):
+    from tvr.cli import main
+
+    items = read_json(whole_build / "export" / "VisualTrans.json")
+    odd = {**items[0], "question": "What colour is the sky?"}
+    data = tmp_path / "VisualTrans.json"
+    data.write_text(json.dumps([*items, odd]))
+    assert main(["visualtrans", "stats", "--data", str(data), "--families", "--json"]) == 0
+    cov = json.loads(capsys.readouterr().out)["families"]
+    assert cov["matched"] == len(items) and cov["items"] == len(items) + 1
+    assert cov["unmatched_items"] == [{"index": len(items), "task_type": odd["task_type"],
+                                       "scene": odd["scene"], "question": odd["question"],
+                                       "reason": "no family's question stem matches"}]  # fmt: skip
+
+
+def test_a_plain_folder_of_videos_with_a_task_name(tiny_testbed, tmp_path):
+    from tvr.visualtrans.data.build.frames import find_episodes
+
+    cfg = config(tiny_testbed, input=str(tiny_testbed / "episodes" / "pick_place_food"),
+                 task="pick_place_food")  # fmt: skip
+    episodes, _ = find_episodes(cfg)
+    assert [e.id for e in episodes] == [f"pick_place_food_{i}" for i in range(4)]
+    assert all(e.hdf5 is not None for e in episodes)
+    with pytest.raises(UserError, match="no task folder"):
+        find_episodes(config(tiny_testbed, input=str(tiny_testbed / "episodes" / "pick_place_food")))
+
+
+KILLED_RUN = """
+import sys, time
+import tvr.visualtrans.testbed.annotator as a
+reply = a.ScriptedAnnotator.reply
+def slow(self, text):
+    time.sleep(0.15)
+    return reply(self, text)
+a.ScriptedAnnotator.reply = slow
+from tvr.visualtrans.data.build import run_build
+from tvr.visualtrans.data.build.config import BuildConfig
+tb = sys.argv[1]
+run_build(BuildConfig(input=tb + "/episodes", image_size=48, annotator="scripted",
+                      truth=tb + "/truth.jsonl"), sys.argv[2], say=print)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stage", ["filter", "annotate"])
+def test_kill_9_during_a_model_stage_then_resume(stage, tiny_testbed, whole_build, tmp_path):
+    """A real SIGKILL while the stage's requests are in flight; the rerun gives the same files."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(tiny_testbed), str(out)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    replies = out / stage / "replies"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        lines = sum(len(p.read_text().splitlines()) for p in replies.glob("*.jsonl")
+                    if not p.name.endswith(".runs.jsonl")) if replies.is_dir() else 0  # fmt: skip
+        if lines >= 2:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the build ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / stage / "report.json").exists()
+    build(tiny_testbed, out)
+    assert _files(out) == _files(whole_build)
