@@ -401,7 +401,7 @@ def testbed_command(args: argparse.Namespace) -> int:
                          error_rate=args.error_rate, malformed_rate=args.malformed_rate,
                          seed=args.seed)  # fmt: skip
     run_build(config, out / "build")
-    from tvr.visualtrans.testbed.check import check_against_truth
+    from tvr.visualtrans.data.build.check import check_against_truth
 
     check = check_against_truth(out / "build")
     print(f"answers against the truth: {check['wrong']} wrong of {check['items']} questions "

@@ -29,7 +29,7 @@ def build(tb: Path, out: Path, **kw):
 
 
 def truth_answers(tb: Path, out: Path, seed: int = 0) -> dict[str, str]:
-    from tvr.visualtrans.testbed.check import truth_answers as answers
+    from tvr.visualtrans.data.build.check import truth_answers as answers
 
     return answers(out, tb / "truth.jsonl", seed)
 
@@ -45,7 +45,7 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
     assert len(fams) == reports["questions"]["items"] > 20
     truth = truth_answers(testbed_copy, out)
     assert all(truth[f["key"]] == f["answer"] for f in fams)
-    from tvr.visualtrans.testbed.check import check_against_truth
+    from tvr.visualtrans.data.build.check import check_against_truth
 
     assert check_against_truth(out)["wrong"] == 0
     items = read_json(out / "export" / "VisualTrans.json")
@@ -68,7 +68,7 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
 def test_error_rate_gives_wrong_answers(testbed_copy, tmp_path):
     out = tmp_path / "build"
     build(testbed_copy, out, error_rate=0.5)
-    from tvr.visualtrans.testbed.check import check_against_truth
+    from tvr.visualtrans.data.build.check import check_against_truth
 
     check = check_against_truth(out)
     assert 0 < check["wrong"] < check["items"]

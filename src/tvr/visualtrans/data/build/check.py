@@ -1,4 +1,4 @@
-"""A testbed build's answers against the truth: the same generators run on the truth's metadata
+"""A testbed build's answers against the truth (`tvr visualtrans testbed`): the same generators run on the truth's metadata
 (same episodes, same seed); each built question is compared, by its key (family, episode,
 parameters), with the truth's answer to the same question."""
 
