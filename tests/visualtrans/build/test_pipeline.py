@@ -200,6 +200,14 @@ def test_export_uses_the_verification_store(testbed_copy, tmp_path, monkeypatch)
     assert r["note"] == "verified" and r["dropped"] == {"wrong answer": 1}
     items = read_json(out / "export" / "VisualTrans.json")
     assert len(items) == r["items"] - 1 and items[0]["label"] == "A"
+    fams = [f for _, f in iter_jsonl(out / "export" / "families.jsonl")]
+    before = next(iter_jsonl(out / "questions" / "families.jsonl"))[1]
+    if read_json(out / "questions" / "VisualTrans.json")[0]["label"] != "A":
+        assert fams[0]["fixed"] is True and fams[0]["answer"] != before["answer"]
+    from tvr.visualtrans.data.build.export import answer_of
+
+    for it, f in zip(items[1:], fams[1:], strict=True):  # unfixed: the answer as generated
+        assert answer_of(it) == f["answer"] or f["answer"] == it["label"]
 
 
 def test_export_is_read_by_tvr_export_hf(whole_build, tmp_path):

@@ -36,6 +36,22 @@ def verified(build: Path, items: list[dict[str, Any]]) -> tuple[list[dict[str, A
     return kept, dict(dropped), "verified"
 
 
+def answer_of(item: dict[str, Any]) -> str:
+    """The answer's content of a released item: the text (or image) of its letter, else the
+    label."""
+    from tvr.visualtrans.dataset import CHOICE_LETTERS, infer_answer_format, question_options
+    from tvr.visualtrans.dataset import _parse_item as parse
+
+    label = item["label"].strip()
+    if infer_answer_format(item["task_type"], label) != "choice":
+        return item["label"]
+    k = CHOICE_LETTERS.index(label.upper())
+    if item["task_type"] == "procedural_interm":
+        return item["images"][2 + k]
+    options = question_options(parse(Path("export"), 0, item, []))
+    return options[k] if k < len(options) else label
+
+
 def run_export(out: Path) -> dict[str, Any]:
     from tvr.visualtrans.dataset import item_id
 
@@ -43,9 +59,13 @@ def run_export(out: Path) -> dict[str, Any]:
     items = read_json(src / "VisualTrans.json")
     kept, dropped, note = verified(out, items)
     families = {r["id"]: r for _, r in iter_jsonl(src / "families.jsonl")}
+    labels = {item_id(it["question"], it["images"]): it["label"] for it in items}
     fams = []
     for it in kept:
         i = item_id(it["question"], it["images"])
-        fams.append({**families.get(i, {"family": None, "task_type": it["task_type"]}), "id": i})
+        line = {**families.get(i, {"family": None, "task_type": it["task_type"]}), "id": i}
+        if labels.get(i) != it["label"]:  # fixed by a verifier: the answer the fix means
+            line.update(answer=answer_of(it), fixed=True)
+        fams.append(line)
     write_items(out / STAGE, kept, src / "images", fams)
     return {"items": len(items), "exported": len(kept), "dropped": dropped, "note": note}
