@@ -58,6 +58,9 @@ COMMANDS: list[tuple[list[str], str]] = [
      "train"),
     (["tranco", "build", "--coin", "{coin}", "--videos", "{videos}", "--out", "tb"], "video"),
     (["tranco", "testbed", "--out", "tt", "--num", "2", "--quiet"], "render"),
+    # VisualTrans's construction pipeline
+    (["visualtrans", "build", "--input", ".", "--out", "vtb"], "visualtrans"),
+    (["visualtrans", "testbed", "--out", "vtt", "--no-build"], "visualtrans"),
 ]  # fmt: skip
 
 

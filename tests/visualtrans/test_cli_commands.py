@@ -151,8 +151,8 @@ def test_baselines_answer_from_the_question(data, tmp_path, capsys):
 
 def test_an_unknown_baseline_is_refused(data, capsys):
     with pytest.raises(SystemExit):
-        main(["visualtrans", "baseline", "oracle", "--data", str(data), "--out", "x.jsonl"])
-    assert "invalid choice: 'oracle'" in capsys.readouterr().err
+        main(["visualtrans", "baseline", "perfect", "--data", str(data), "--out", "x.jsonl"])
+    assert "invalid choice: 'perfect'" in capsys.readouterr().err
 
 
 def _evaluate(capsys, data, replies, out):

@@ -43,7 +43,9 @@ MODULE_EXTRAS: dict[str, str] = {
     "ray": "scale",
     # the web app
     "fastapi": "web", "uvicorn": "web", "sqlalchemy": "web", "jinja2": "web",
-    "multipart": "web", "starlette": "web", "pydantic": "web",
+    "multipart": "web", "starlette": "web",
+    # `tvr visualtrans build`: typed metadata, EgoDex's HDF5 files
+    "pydantic": "visualtrans", "h5py": "visualtrans",
     # `tvr export hf`: Hugging Face datasets folders
     "datasets": "hf", "pyarrow": "hf",
     # the text-bias probes

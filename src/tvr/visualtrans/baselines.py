@@ -7,6 +7,8 @@ a question-answering benchmark, each answering from the question's words alone:
   the question lists (A-D), a subset of its object list (each object in or out with probability
   1/2, so every subset is as likely; the empty set answers "none"), or for a count one of the
   distinct count labels of the file. Seeded: the same seed gives the same file.
+- oracle: the label itself, the ceiling (100%): a check that the scorer reads every answer
+  of a file, e.g. one made by `tvr visualtrans build`.
 - frequent: the most frequent label of the item's subtask and answer format in the file (ties
   broken by the label), the answer of a model that knows only the kind of question.
   VisualTrans is one evaluation set with no training split, so the counts come from the file
@@ -28,7 +30,7 @@ import numpy as np
 from tvr.core.errors import UserError
 from tvr.visualtrans.dataset import CHOICE_LETTERS, Dataset, Item, question_options
 
-KINDS: tuple[str, ...] = ("random", "frequent")
+KINDS: tuple[str, ...] = ("random", "frequent", "oracle")
 
 
 def random_answer(item: Item, counts: tuple[str, ...], rng: np.random.Generator) -> str:
@@ -66,6 +68,8 @@ def baseline_predictions(dataset: Dataset, kind: str, seed: int = 0) -> list[dic
     for item in dataset.unique_items():
         if kind == "random":
             answer = random_answer(item, counts, rng)
+        elif kind == "oracle":
+            answer = item.label
         else:
             answer = frequent[item.task_type, item.answer_format]
         out.append({"id": item.id, "reply": f"<answer>{answer}</answer>", "error": None,

@@ -1,0 +1,1 @@
+"""Making VisualTrans data: the construction pipeline of `tvr visualtrans build`."""
