@@ -36,13 +36,12 @@ class Detector:
         if not (path / "config.json").is_file():
             raise UserError(f"--detector {path}: not a local model folder (no config.json); tvr "
                             "never downloads a detector")  # fmt: skip
-        try:
-            import torch
-            from transformers import AutoModelForZeroShotObjectDetection, AutoProcessor
-        except ImportError as err:
-            from tvr.core.extras import missing_extra
+        from tvr.core.extras import require_extra
 
-            raise missing_extra(err, "--detector") from None
+        require_extra("detect", "--detector", "torch", "transformers")
+        import torch
+        from transformers import AutoModelForZeroShotObjectDetection, AutoProcessor
+
         self.torch = torch
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
         self.processor = AutoProcessor.from_pretrained(path, local_files_only=True)
