@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import add_overwrite_option, renamed
+from tvr.cli._common import add_file_overwrite_option, add_overwrite_option, renamed
 from tvr.vtt.layout import records_file
 
 
@@ -501,6 +501,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="default test")  # fmt: skip
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
+    add_file_overwrite_option(p, "predictions", beside=_settings_file)
     p.add_argument("--feature-cache", type=Path, help="default: the run's")
     _decode_options(p, sampling=True)
     p.set_defaults(func=predict_command)
@@ -515,6 +516,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", choices=("nearest",), metavar="KIND", help="the baseline: nearest")
     p.add_argument("--data", required=True, type=Path, help="the data folder (meta/, states/)")
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
+    add_file_overwrite_option(p, "predictions", beside=_settings_file)
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="default test")  # fmt: skip
     p.add_argument("--encoder", default="ViT-L-14", help="as for train (default ViT-L-14)")
@@ -637,3 +639,10 @@ def _write_prediction_file(out: Path, found: Any, settings: dict[str, Any]) -> i
     write_json(config_path(out), settings)
     print(f"wrote {out} ({len(found)} samples)")
     return 0
+
+
+def _settings_file(out: Path) -> list[Path]:
+    """The settings file written beside a predictions file (kept and put back with it)."""
+    from tvr.vtt.baselines import config_path
+
+    return [config_path(out)]
