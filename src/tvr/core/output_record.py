@@ -171,6 +171,7 @@ def guarded_file(
         return
     paths = [out, *(Path(p) for p in beside)]
     kept = {p: p.parent / f".{p.name}{BACKUP_SUFFIX}" for p in paths if p.is_file()}
+    new = [p for p in paths if p not in kept]  # written by this run only: removed if refused
     for path, backup in kept.items():
         shutil.copy2(path, backup)
     same = False
@@ -183,6 +184,9 @@ def guarded_file(
                 backup.unlink(missing_ok=True)
             else:
                 os.replace(backup, path)
+        if not same:
+            for path in new:
+                path.unlink(missing_ok=True)
     if not same:
         raise UserError(f"{option} {out}: holds other {what} than these inputs give; kept it "
                         "(give --overwrite to replace it, or another --out)")  # fmt: skip
