@@ -96,7 +96,7 @@ STAGE_SUFFIX = ".tvr-partial"
 def stage_path(out: str | Path) -> Path:
     """The folder an output OUT is built in before it is moved into place: `.NAME.tvr-partial`
     beside it."""
-    out = Path(out)
+    out = Path(os.path.abspath(out))  # "." and "a/.." have a name too
     return out.parent / f".{out.name}{STAGE_SUFFIX}"
 
 
