@@ -7,7 +7,9 @@ the modules hold no logic of their own beyond reading options and calling the li
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import os
 import select
 import sys
@@ -20,7 +22,7 @@ from tvr.core.errors import InputError, UserError, clip
 from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
 from tvr.core.output_lock import lock_output, release_all
-from tvr.core.output_record import check_output_inputs, write_output_record
+from tvr.core.output_record import check_output_inputs, guarded_file, write_output_record
 
 #: sub-command modules, in the order `tvr --help` lists them
 COMMAND_MODULES: tuple[str, ...] = (
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _lock_outputs(args)
         record = _check_output_inputs(args)
-        status = int(args.func(args) or 0)
+        status = _run_guarded(args)
         if record is not None and status == 0:
             write_output_record(args.out, record)
         return status
@@ -186,6 +188,24 @@ def _check_output_inputs(args: argparse.Namespace) -> dict[str, Any] | None:
     record = output_record(args)
     check_output_inputs(args.out, record, args.overwrite)
     return record
+
+
+def _run_guarded(args: argparse.Namespace) -> int:
+    """Run the command; one whose --out is a file that exists (`add_file_overwrite_option`)
+    keeps it unless it writes the same bytes or --overwrite is given (its lines on stdout are
+    held until then, so a refused run does not say "wrote")."""
+    what, out = getattr(args, "_guard_file", None), getattr(args, "out", None)
+    if not what or out is None or str(out) == "-":
+        return int(args.func(args) or 0)
+    out = Path(out)
+    held = out.is_file() and not args.overwrite
+    beside = getattr(args, "_guard_beside", None)
+    lines = io.StringIO()
+    hold = contextlib.redirect_stdout(lines) if held else contextlib.nullcontext()
+    with guarded_file(out, args.overwrite, what, beside(out) if beside else ()), hold:
+        status = int(args.func(args) or 0)
+    sys.stdout.write(lines.getvalue())
+    return status
 
 
 def _stdout_closed() -> bool:

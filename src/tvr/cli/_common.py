@@ -409,6 +409,18 @@ def add_overwrite_option(p: argparse.ArgumentParser, what: str = "results") -> N
     p.set_defaults(_guard_out=True)
 
 
+def add_file_overwrite_option(
+    p: argparse.ArgumentParser, what: str = "results", beside: Any = None
+) -> None:
+    """--overwrite of a command whose --out is one file: an existing file is replaced only by
+    the same bytes (the same inputs, idempotent) or with --overwrite; other results are refused
+    and the file is kept (`tvr.core.output_record.guarded_file`, run by `tvr.cli.main`).
+    `beside(out)`: the files written with it (its settings), kept and put back with it."""
+    p.add_argument("--overwrite", action="store_true",
+                   help=f"replace an --out file that holds {what} of other inputs")  # fmt: skip
+    p.set_defaults(_guard_file=what, _guard_beside=beside)
+
+
 def output_record(args: argparse.Namespace) -> dict[str, Any]:
     """What a guarded command's --out folder remembers: the command and its input options."""
     from tvr.core.output_record import inputs_record

@@ -12,6 +12,7 @@ from tvr.clevrer.data.layout import questions_file
 from tvr.cli._common import (
     RENAMED_UNTIL,
     add_data_option,
+    add_file_overwrite_option,
     add_lenient_option,
     add_overwrite_option,
     lenient_problems,
@@ -98,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument("--dynamics", required=True, type=Path, help="folder of sim_XXXXX.json files")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
+    add_file_overwrite_option(p, "answers")
     p.add_argument("--collisions", choices=("given", "proposed"), default="given",
                    help="collisions as the files list them (default) or proposed from the motion "
                    "as the released executor's no-event mode does")
@@ -144,6 +146,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--train", type=Path, help="training question file (for frequent)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of random")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
+    add_file_overwrite_option(p, "answers")
     renamed(p, "--questions", "--data")
     renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)

@@ -17,6 +17,7 @@ from typing import Any
 
 from tvr.cli._common import (
     RENAMED_UNTIL,
+    add_file_overwrite_option,
     add_run_options,
     devices_option,
     note_renamed,
@@ -388,6 +389,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path,
                    help="also write the answers (a question-answering run) or the parses (a "
                    "parser run) to this file; they are always written into RUN/predictions/")  # fmt: skip
+    add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=predict_command)
 
     p = sub.add_parser(

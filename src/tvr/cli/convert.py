@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import size_option
+from tvr.cli._common import add_file_overwrite_option, size_option
 from tvr.core.errors import UserError
 from tvr.core.jsonl import write_jsonl
 from tvr.trance.data.files import read_samples, write_samples
@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--to-release", type=Path, metavar="SAMPLES_JSONL", help="tvr samples to export"
     )
     p.add_argument("--out", required=True, type=Path, help="file (or folder, with images) to write")
+    add_file_overwrite_option(p, "samples")
     p.add_argument("--split", default=None, help="with folders: the store split (default test "
                    "on export, train on import)")
     p.add_argument("--setting", default="event", choices=SETTINGS,

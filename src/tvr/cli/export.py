@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tvr.cli._common import add_data_option, add_overwrite_option
+from tvr.cli._common import add_data_option, add_file_overwrite_option, add_overwrite_option
 from tvr.core.extras import require_extra
 
 BENCHMARKS = ("trance", "clevrer", "vtt", "tranco", "visualtrans")
@@ -64,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--benchmark", required=True, choices=("visualtrans",), help="the benchmark")
     add_data_option(p, "the folder of VisualTrans.json or the file")
     p.add_argument("--out", required=True, type=Path, help="the TSV file to write")
+    add_file_overwrite_option(p, "items")
     p.add_argument("--image-paths", action="store_true",
                    help="an image_path column (absolute paths) instead of base64 images")  # fmt: skip
     p.set_defaults(func=run_vlmevalkit)
@@ -99,16 +100,24 @@ def _row_progress(quiet: bool) -> Callable[[str, int], None] | None:
     return progress
 
 
+def _say_no_images(no_images: dict[str, list[str]]) -> None:
+    """One note per table whose image columns are null in every row: the data had no images."""
+    for table, columns in no_images.items():
+        print(f"note: {table}: no image files found beside --data; the image column(s) "
+              f"{', '.join(columns)} are null in every row (give the dataset folder that holds "
+              "the images, e.g. a `tvr generate` one)", file=sys.stderr)  # fmt: skip
+
+
 def run_hf(args: argparse.Namespace) -> int:
     require_extra("hf", "tvr export hf", "pyarrow", "datasets")
     from tvr.core.hf_export import exporter, write_hf_dataset
-    from tvr.core.jsonl import prepare_output_folder
 
     dataset = exporter("hf", args.benchmark)(args.data, _splits(args))
-    out = prepare_output_folder(args.out)
+    out = Path(args.out)
     report = write_hf_dataset(dataset, out, _row_progress(args.quiet))
     if not args.quiet:
         print(file=sys.stderr)
+    _say_no_images(report.no_images)
     for config, splits_rows in report.rows.items():
         rows = ", ".join(f"{s} {n}" for s, n in splits_rows.items())
         print(f"{config}: {rows}")
@@ -120,14 +129,14 @@ def run_hf(args: argparse.Namespace) -> int:
 def run_lmms(args: argparse.Namespace) -> int:
     require_extra("hf", "tvr export lmms-eval", "pyarrow", "datasets")
     from tvr.core.hf_export import exporter
-    from tvr.core.jsonl import prepare_output_folder
     from tvr.core.lmms_export import write_lmms_tasks
 
     export = exporter("lmms-eval", args.benchmark)(args.data, _splits(args))
-    out = prepare_output_folder(args.out)
+    out = Path(args.out)
     report = write_lmms_tasks(export, out, _row_progress(args.quiet))
     if not args.quiet:
         print(file=sys.stderr)
+    _say_no_images(report.no_images)
     print(f"wrote {len(report.tasks)} task(s) ({', '.join(report.tasks)}) and {report.hf_rows} "
           f"rows to {out} (lmms-eval --include_path {out} --tasks {export.group})")  # fmt: skip
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tvr.cli._common import add_file_overwrite_option
 from tvr.cli.train import add_source_options, one_line_errors
 from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
@@ -24,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--split", help="split to predict (default: the run's predict_split, else val)")
     add_source_options(p, "the dataset folder to predict, to predict other data than the run's")
     p.add_argument("--out", type=Path, help="output file (default RUN/predictions.jsonl)")
+    add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=run)
 
 

@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{args.config}: expected a JSON object of sampler options")
     if args.no_occlusion:
         options["occlusion"] = False
-    sampler = SamplerConfig.from_dict(options)
+    where = f"--config {args.config}" if args.config else "options"
+    sampler = SamplerConfig.from_dict(options, where)
     config = GenerateConfig.for_setting(
         args.setting,
         num=args.num,

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import add_data_option, positive_int, require, views_option
+from tvr.cli._common import (
+    add_data_option,
+    add_file_overwrite_option,
+    positive_int,
+    require,
+    views_option,
+)
 from tvr.core.jsonl import write_jsonl
 from tvr.core.progress import step_bar
 from tvr.trance.data.files import read_samples, samples_file, setting_of_data
@@ -32,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the setting, where the data does not say it (its config.json); "
                    "default event")  # fmt: skip
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
+    add_file_overwrite_option(p, "predictions")
     p.add_argument("--perception", choices=PERCEPTIONS, default="parser",
                    help="parser of the final image: parser (default: a trained scene parser, "
                    "--run or --checkpoint, on the dataset's images) or gt (the oracle: the "
@@ -58,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     path = samples_file(args.data, args.split)
     setting = setting_of_data(path, args.setting)
     samples = read_samples(path)
+    require(bool(samples), f"{path}: no samples to solve (an empty samples file)")
     if args.limit:
         samples = samples[: args.limit]
     if args.perception == "parser":

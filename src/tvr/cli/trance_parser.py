@@ -9,6 +9,7 @@ from typing import Any
 
 from tvr.cli._common import (
     add_data_option,
+    add_file_overwrite_option,
     add_run_options,
     needs_extra,
     non_negative_int,
@@ -76,6 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--split", default="test", help="the split (default test)")
     q.add_argument("--limit", type=positive_int, help="the first N samples")
     q.add_argument("--out", type=Path, help="also write the parses to this JSONL file")
+    add_file_overwrite_option(q, "parses")
     q.add_argument("--json", action="store_true", help="print the scores as JSON")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=run_predict)

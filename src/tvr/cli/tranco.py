@@ -11,6 +11,7 @@ from tvr.cli._common import (
     RENAMED_UNTIL,
     add_compare_options,
     add_data_option,
+    add_file_overwrite_option,
     add_lenient_option,
     add_overwrite_option,
     compared_inputs,
@@ -91,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (the paper's)")
     p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
+    add_file_overwrite_option(p, "predictions")
     renamed(p, "--samples", "--data")
     renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)

@@ -13,6 +13,7 @@ from typing import Any
 
 from tvr.cli._common import (
     RENAMED_UNTIL,
+    add_file_overwrite_option,
     devices_option,
     given_options,
     non_negative_float,
@@ -135,6 +136,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--candidates", choices=("tiny", "full"), default="tiny",
                    help="the stored tiny sets (default) or every clip of the split")  # fmt: skip
     p.add_argument("--out", required=True, type=Path, help="the predictions file to write")
+    add_file_overwrite_option(p, "predictions")
     p.add_argument("--feature-cache", type=Path, help="a frozen encoder's feature cache folder "
                    "(default DATASET/features)")  # fmt: skip
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"), default="auto",

@@ -13,6 +13,7 @@ from tvr.cli._common import (
     RENAMED_UNTIL,
     add_compare_options,
     add_data_option,
+    add_file_overwrite_option,
     add_lenient_option,
     add_overwrite_option,
     compared_inputs,
@@ -87,6 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(p, DATA_HELP)
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of random (default 0)")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write (JSONL)")
+    add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=baseline_command)
 
     p = sub.add_parser(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tvr.cli._common import (
+    add_file_overwrite_option,
     add_overwrite_option,
     non_negative_int,
     positive_float,
@@ -198,6 +199,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_task_options(p)
     p.add_argument("--results", required=True, type=Path, help="results JSONL of `tvr vlm run`")
     p.add_argument("--out", required=True, type=Path, help="predictions JSONL to write")
+    add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=export_command)
 
     p = sub.add_parser(

@@ -7,7 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import add_data_option, add_overwrite_option, renamed
+from tvr.cli._common import (
+    add_data_option,
+    add_file_overwrite_option,
+    add_overwrite_option,
+    renamed,
+)
 from tvr.vtt.layout import records_file
 
 
@@ -501,6 +506,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="default test")  # fmt: skip
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
+    add_file_overwrite_option(p, "predictions", beside=_settings_file)
     p.add_argument("--feature-cache", type=Path, help="default: the run's")
     _decode_options(p, sampling=True)
     p.set_defaults(func=predict_command)
@@ -517,6 +523,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                    help="the baseline: nearest or random")  # fmt: skip
     p.add_argument("--data", required=True, type=Path, help="the data folder (meta/, states/)")
     p.add_argument("--out", required=True, type=Path, help="the prediction file to write")
+    add_file_overwrite_option(p, "predictions", beside=_settings_file)
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="default test")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="random: its seed (default 0)")
@@ -646,3 +653,10 @@ def _write_prediction_file(out: Path, found: Any, settings: dict[str, Any]) -> i
     write_json(settings_path(out), settings)
     print(f"wrote {out} ({len(found)} samples)")
     return 0
+
+
+def _settings_file(out: Path) -> list[Path]:
+    """The settings file written beside a predictions file (kept and put back with it)."""
+    from tvr.vtt.data.predictions import settings_path
+
+    return [settings_path(out)]

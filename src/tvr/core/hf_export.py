@@ -17,7 +17,6 @@ built lazily so a large set streams through. Nothing is ever uploaded.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -113,6 +112,8 @@ class ExportReport:
     rows: dict[str, dict[str, int]] = field(default_factory=dict)
     bytes: int = 0
     seconds: float = 0.0
+    #: "config/split" -> its Image columns that are null in every row (no image file found)
+    no_images: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def total_rows(self) -> int:
@@ -125,31 +126,50 @@ class ExportReport:
 OWN_PATHS = ("data", "videos", "README.md")  # videos/: what earlier exports wrote
 
 
+def own_paths(out: Path) -> list[Path]:
+    """What an export wrote in folder `out` (replaced by the next one)."""
+    return [out / name for name in OWN_PATHS]
+
+
 def write_hf_dataset(
     dataset: HfDataset, out: str | Path, progress: Callable[[str, int], None] | None = None
 ) -> ExportReport:
-    """Write `dataset` into folder `out` (created; its former export removed first)."""
+    """Write `dataset` into folder `out`: built whole in a folder beside it, then moved into
+    place, its former export replaced (`tvr.core.output_record.staged_output`); a bad row or an
+    interrupt leaves `out` as it was. UserError when no table has a row."""
+    from tvr.core.output_record import staged_output
+
     out = Path(out)
+    with staged_output(out, own_paths) as stage:
+        report = write_hf_folder(dataset, stage, progress)
+    report.out = out
+    return report
+
+
+def write_hf_folder(
+    dataset: HfDataset, out: Path, progress: Callable[[str, int], None] | None = None
+) -> ExportReport:
+    """Write `dataset` into the empty folder `out` (`write_hf_dataset` stages it)."""
     started = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    for name in OWN_PATHS:
-        target = out / name
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
     report = ExportReport(out)
     infos: dict[str, dict[str, Any]] = {}
     data_files: dict[str, list[dict[str, str]]] = {}
     for table in dataset.tables:
-        n, pattern, features = _write_table(table, out, progress)
+        n, pattern, features, no_images = _write_table(table, out, progress)
         report.rows.setdefault(table.config, {})[table.split] = n
+        if no_images:
+            report.no_images[f"{table.config}/{table.split}"] = no_images
         data_files.setdefault(table.config, []).append({"split": table.split, "path": pattern})
         info = infos.setdefault(table.config, {"features": features, "splits": []})
         if features is not None and info["features"] is None:
             info["features"] = features
         num_bytes = sum(p.stat().st_size for p in out.glob(pattern) if p.name != "metadata.jsonl")
         info["splits"].append((table.split, n, num_bytes))
+    if report.total_rows == 0:
+        where = f" {dataset.source}" if dataset.source else ""
+        raise UserError(f"--data{where}: nothing to export (no rows in "
+                        f"{', '.join(f'{t.config}/{t.split}' for t in dataset.tables) or 'any split'}"
+                        "; an empty samples file?)")  # fmt: skip
     card = dataset_card(dataset, data_files, infos)
     (out / "README.md").write_text(card, encoding="utf-8")
     report.bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -159,12 +179,16 @@ def write_hf_dataset(
 
 def _write_table(
     table: Table, out: Path, progress: Callable[[str, int], None] | None
-) -> tuple[int, str, Any]:
+) -> tuple[int, str, Any, list[str]]:
+    """Rows written, the table's file pattern, its features, and its Image columns that are
+    null in every row (none when the table is empty)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from datasets import Features
+    from datasets import Features, Image
 
     features = Features(table.features())
+    image_columns = [name for name, f in features.items() if isinstance(f, Image)]
+    seen_images: set[str] = set()
     schema = features.arrow_schema
     folder = out / "data" / table.config
     folder.mkdir(parents=True, exist_ok=True)
@@ -183,6 +207,7 @@ def _write_table(
         batch.clear()
 
     for row in table.rows():
+        seen_images.update(c for c in image_columns if row.get(c) is not None)
         batch.append(row)
         in_shard += 1
         total += 1
@@ -199,7 +224,8 @@ def _write_table(
         writer.close()
     if total == 0:  # an empty split still has its (empty) shard, so the split exists
         pq.write_table(schema.empty_table(), folder / f"{table.split}-00000.parquet")
-    return total, f"data/{table.config}/{table.split}-*.parquet", features
+    no_images = [c for c in image_columns if c not in seen_images] if total else []
+    return total, f"data/{table.config}/{table.split}-*.parquet", features, no_images
 
 
 # --- the card ---------------------------------------------------------------------------------

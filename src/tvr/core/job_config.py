@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from typing import Any, ClassVar, TypeVar
 
-from tvr.core.errors import UserError
+from tvr.core.typed_config import build_config
 
 C = TypeVar("C", bound="JobConfig")
 
@@ -28,13 +28,10 @@ class JobConfig:
         return d if self.FORMAT_TAG is None else {"format": self.FORMAT_TAG, **d}
 
     @classmethod
-    def from_dict(cls: type[C], d: dict[str, Any]) -> C:
-        if cls.FORMAT_TAG is not None:
+    def from_dict(cls: type[C], d: dict[str, Any], where: str = "config") -> C:
+        """The config of `d` (a config.json's dict): keys, types and bounds checked by
+        `tvr.core.typed_config` (UserError naming `where` and the key), then validated."""
+        if isinstance(d, dict) and cls.FORMAT_TAG is not None:
             d = {k: v for k, v in d.items() if k != "format"}
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-        unknown = set(d) - names
-        if unknown:
-            raise UserError(f"unknown {cls.OPTION_KIND} option(s): {sorted(unknown)}")
-        tuples = {f.name for f in fields(cls) if str(f.type).startswith("tuple")}  # type: ignore[arg-type]
-        d = {k: tuple(v) if k in tuples else v for k, v in d.items()}
-        return cls(**d).validate()  # type: ignore[call-arg, attr-defined, no-any-return]
+        return build_config(cls, d, where, cls.OPTION_KIND)
+

@@ -126,20 +126,29 @@ class LmmsReport:
     out: Path
     tasks: list[str]
     hf_rows: int
+    no_images: dict[str, list[str]] = field(default_factory=dict)
+
+
+def own_paths(out: Path) -> list[Path]:
+    """What a task folder's export wrote in `out` (replaced by the next one)."""
+    return [out / "hf", out / UTILS, *sorted(out.glob("*.yaml"))]
 
 
 def write_lmms_tasks(export: LmmsExport, out: str | Path, progress: Any = None) -> LmmsReport:
-    """Write the HF export under `out`/hf, a YAML per task, the group's YAML and utils.py."""
-    from tvr.core.hf_export import write_hf_dataset
+    """Write the HF export under `out`/hf, a YAML per task, the group's YAML and utils.py: built
+    whole beside `out` and moved into place (`tvr.core.output_record.staged_output`), so a
+    failed or interrupted export leaves `out` as it was."""
+    from tvr.core.hf_export import write_hf_folder
+    from tvr.core.output_record import staged_output
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.yaml"):
-        old.unlink()
-    hf = out / "hf"
-    report = write_hf_dataset(export.hf, hf, progress)
-    tasks = [t for t in export.tasks if report.rows.get(t.config, {}).get(t.split) is not None]
-    for task in tasks:
-        (out / f"{task.name}.yaml").write_text(task_yaml(task, hf, export.group), encoding="utf-8")
-    (out / UTILS).write_text(utils_source(export), encoding="utf-8")
-    return LmmsReport(out, [t.name for t in tasks], report.total_rows)
+    hf = out / "hf"  # where the YAMLs say the data is, once moved into place
+    with staged_output(out, own_paths) as stage:
+        (stage / "hf").mkdir()
+        report = write_hf_folder(export.hf, stage / "hf", progress)
+        tasks = [t for t in export.tasks if report.rows.get(t.config, {}).get(t.split) is not None]
+        for task in tasks:
+            (stage / f"{task.name}.yaml").write_text(task_yaml(task, hf, export.group),
+                                                     encoding="utf-8")  # fmt: skip
+        (stage / UTILS).write_text(utils_source(export), encoding="utf-8")
+    return LmmsReport(out, [t.name for t in tasks], report.total_rows, report.no_images)

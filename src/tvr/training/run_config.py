@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
+from tvr.core.typed_config import bounded, typed_values
 
 C = TypeVar("C", bound="RunConfig")
 
@@ -46,17 +48,17 @@ class RunConfig:
     RESUMABLE_FIELDS: ClassVar[frozenset[str]] = RESUMABLE_RUN_FIELDS
     PATH_FIELDS: ClassVar[tuple[str, ...]] = ()
 
-    epochs: int = 50
-    max_minutes: float | None = None
+    epochs: int = bounded(50, 0)
+    max_minutes: float | None = bounded(None, 0)
     seed: int = 0
-    num_workers: int = 0
+    num_workers: int = bounded(0, 0)
     accelerator: str = "auto"
     devices: int | str = "auto"
     precision: str = "auto"
     output_dir: str = "runs"
     run_name: str | None = None
     resume: bool = True
-    log_every_n_steps: int = 50
+    log_every_n_steps: int = bounded(50, 1)
 
     def validate(self: C) -> C:
         """The config, once its values are checked (a subclass raises UserError naming the
@@ -75,20 +77,24 @@ class RunConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls: type[C], d: dict[str, Any]) -> C:
-        """The config of `d`; ValueError naming unknown keys (and the dataclass's own checks)."""
+    def from_dict(cls: type[C], d: dict[str, Any], where: str = "config") -> C:
+        """The config of `d`; ValueError naming unknown keys, UserError naming `where`, the key
+        and the expected type for a value of another type (`tvr.core.typed_config`), and the
+        dataclass's own checks."""
+        if not isinstance(d, dict):
+            raise UserError(f"{where}: expected an object of run options")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"unknown config keys: {unknown}")
-        return cls(**d)
+        return cls(**typed_values(cls, d, where))
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.to_dict())
 
     @classmethod
     def load(cls: type[C], path: str | Path) -> C:
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        return cls.from_dict(json.loads(Path(path).read_text()), str(path))
 
     def differences(self, other: RunConfig) -> list[str]:
         """`field (X there, Y here)` for each field outside RESUMABLE_FIELDS in which `other`

@@ -31,6 +31,7 @@ from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 
 from tvr.core.errors import UserError
 from tvr.core.output_lock import lock_output
+from tvr.training.checkpoints import load_module
 from tvr.training.epoch_seeds import EpochSeeds
 from tvr.training.progress import EpochLine
 from tvr.training.run_config import RunConfig
@@ -347,8 +348,4 @@ def load_run_module(
     """The `module_class` of `run_checkpoint(checkpoint, what)`, in eval mode; UserError when
     that file is not such a checkpoint."""
     path = run_checkpoint(checkpoint, what)
-    try:
-        module = module_class.load_from_checkpoint(str(path), map_location=map_location)
-    except (KeyError, TypeError, RuntimeError) as err:
-        raise UserError(f"{path}: not a {what} checkpoint ({err})") from None
-    return module.eval()
+    return load_module(module_class, path, f"a {what} checkpoint", map_location)

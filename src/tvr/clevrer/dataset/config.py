@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tvr.clevrer.questions.generate import QuestionConfig
 from tvr.clevrer.world.config import WorldConfig
 from tvr.core.errors import UserError
+from tvr.core.typed_config import build_config
 
 BACKENDS = ("raster", "cycles", "none")
 SPLIT_NAMES = ("train", "validation", "test")
@@ -85,28 +86,14 @@ class GenerateConfig:
         return json.loads(json.dumps(asdict(self)))
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GenerateConfig:
+    def from_dict(cls, d: dict[str, Any], where: str = "config") -> GenerateConfig:
+        """The config of `d` (a config.json): keys and types checked, the world's and the
+        questions' tables too (`tvr.core.typed_config`, UserError naming `where` and the key),
+        then validated."""
+        if not isinstance(d, dict):
+            raise UserError(f"{where}: expected an object of options")
         d = dict(d)
-        unknown = set(d) - {f.name for f in fields(cls)}
-        if unknown:
-            raise UserError(f"unknown option(s) in config: {sorted(unknown)}")
-        world = _sub(WorldConfig, d.pop("world", {}))
-        questions = _sub(QuestionConfig, d.pop("questions", {}))
-        if "splits" in d:
-            d["splits"] = tuple(d["splits"])
-        return cls(world=world, questions=questions, **d).validate()
-
-
-def _sub(cls: Any, values: dict[str, Any]) -> Any:
-    """A nested dataclass from its dict (lists back to tuples, as the defaults are)."""
-    names = {f.name: f for f in fields(cls)}
-    unknown = set(values) - set(names)
-    if unknown:
-        raise UserError(f"unknown option(s) in config {cls.__name__}: {sorted(unknown)}")
-    return cls(**{k: _tuples(v) for k, v in values.items()})
-
-
-def _tuples(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
+        world = build_config(WorldConfig, d.pop("world", {}), where, "world", "world.")
+        questions = build_config(QuestionConfig, d.pop("questions", {}), where, "question",
+                                 "questions.")  # fmt: skip
+        return build_config(cls, d, where, world=world, questions=questions)

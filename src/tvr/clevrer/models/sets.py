@@ -28,7 +28,7 @@ def split_indices(root: str | Path, split: str) -> range | None:
     if not path.is_file():
         return None
     try:
-        config = GenerateConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        config = GenerateConfig.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
     except (ValueError, TypeError) as err:
         raise UserError(f"{path}: not the config of a generated CLEVRER set ({err})") from None
     return config.split_ranges().get(split, range(0))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
+from tvr.core.typed_config import build_config
 from tvr.trance.dataset.store import STORE_FORMAT
 from tvr.trance.render.images import BACKENDS
 from tvr.trance.render.presets import PRESETS
@@ -244,11 +245,8 @@ class DatasetConfig:
         for key in ("split_sizes", "split_ratio"):
             if key in d and d[key] is not None and not isinstance(d[key], dict):
                 raise UserError(f"{where}: {_option(key)} must be a table such as train=100")
-        try:
-            sampler_config = SamplerConfig.from_dict(sampler)
-            return cls(sampler=sampler_config, **d).validate()
-        except TypeError as err:
-            raise UserError(f"{where}: {err}") from None
+        sampler_config = SamplerConfig.from_dict(sampler, where, prefix="sampler.")
+        return build_config(cls, d, where, sampler=sampler_config)
 
 
 def saved_balance_scope(saved: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ from tvr.core.errors import UserError
 from tvr.core.jobs import pending, run_shards
 from tvr.core.jsonl import write_json
 from tvr.core.manifest import check_same_config, save_config
+from tvr.core.typed_config import build_config
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.data.sample import Sample
 from tvr.trance.eval.references import write_reference_cache
@@ -99,13 +100,14 @@ class GenerateConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GenerateConfig:
+    def from_dict(cls, d: dict[str, Any], where: str = "config") -> GenerateConfig:
+        """The config of `d` (a config.json), checked by `tvr.core.typed_config` (UserError
+        naming `where` and the key)."""
+        if not isinstance(d, dict):
+            raise UserError(f"{where}: expected an object of sampling options")
         d = dict(d)
-        sampler = SamplerConfig.from_dict(d.pop("sampler", {}))
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise UserError(f"unknown option(s) in config: {sorted(unknown)}")
-        return cls(sampler=sampler, **d).validate()
+        sampler = SamplerConfig.from_dict(d.pop("sampler", {}), where, prefix="sampler.")
+        return build_config(cls, d, where, sampler=sampler)
 
 
 def shard_path(out: Path, shard: int) -> Path:

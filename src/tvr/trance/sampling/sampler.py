@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core.errors import UserError
+from tvr.core.typed_config import bounded, build_config
 from tvr.trance.data.sample import Sample, Step
 from tvr.trance.sampling.balance import BalanceCounts, balanced_choice, ngrams, sample_factors
 from tvr.trance.world import simulator as world
@@ -65,11 +66,11 @@ class SamplerConfig:
     attributes: tuple[str, ...] = vocab.ATTRIBUTES
     tolerance: float = 0.1
     occlusion: bool = True
-    occlusion_threshold: int = OCCLUSION_THRESHOLD
-    max_value_tries: int = vocab.NUM_VALUES // 2 + 1
-    max_move_type_tries: int = len(vocab.MOVE_TYPES) // 2 + 1
-    placement_tries: int = 200
-    max_attempts: int = 10_000
+    occlusion_threshold: int = bounded(OCCLUSION_THRESHOLD, 0)
+    max_value_tries: int = bounded(vocab.NUM_VALUES // 2 + 1, 1)
+    max_move_type_tries: int = bounded(len(vocab.MOVE_TYPES) // 2 + 1, 1)
+    placement_tries: int = bounded(200, 1)
+    max_attempts: int = bounded(10_000, 1)
     #: no reference may leave a transformed attribute as it started (right.2 then left.2;
     #: cylinder -> sphere -> cylinder): such a step is refused while sampling. Data made before
     #: the option had none of this check (a saved config without the field: False).
@@ -101,14 +102,13 @@ class SamplerConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SamplerConfig:
-        d = dict(d)
-        if "attributes" in d:
-            d["attributes"] = tuple(d["attributes"])
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise UserError(f"unknown sampler option(s): {sorted(unknown)}")
-        return cls(**d).validate()
+    def from_dict(
+        cls, d: dict[str, Any], where: str = "sampler config", prefix: str = ""
+    ) -> SamplerConfig:
+        """The config of `d` (a config file's or config.json's sampler options): keys, types
+        and bounds checked (`tvr.core.typed_config`, UserError naming `where` and the key),
+        then validated."""
+        return build_config(cls, d, where, "sampler", prefix)
 
 
 def sample_id(seed: int, shard: int, index: int) -> str:

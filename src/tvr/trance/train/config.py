@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvr.core.errors import UserError
 from tvr.core.jsonl import write_json
+from tvr.core.typed_config import bounded, typed_values
 from tvr.trance.models.registry import (
     DECODER_FORMS,
     DUDA_FORMS,
@@ -65,22 +67,22 @@ class TrainConfig:
     # train on a seeded random subset of this many training samples (None: the whole split), for
     # the training-size curves of the journal (Fig. 12) without making a data set per size
     train_size: int | None = None
-    epochs: int = 50
+    epochs: int = bounded(50, 0)
     max_minutes: float | None = None  # stop fitting after this much wall time (resumes included)
-    batch_size: int = 128  # in all, split over the devices
+    batch_size: int = bounded(128, 1)  # in all, split over the devices
     lr: float = 1e-3
     lr_drop_epoch: int | None = None  # epoch at which lr is divided by 10; None: epochs // 2
     lr_drop_factor: float = 0.1
     translate: float = 0.05  # random translation of both images, fraction of the size
     seed: int = 2021
-    num_workers: int = 0
+    num_workers: int = bounded(0, 0)
     accelerator: str = "auto"  # auto, cpu, gpu
     devices: int | str = "auto"
     precision: str = "auto"  # auto: bf16/16 mixed on GPUs, 32 on CPU; or a Lightning value
     channels_last: bool = False  # NHWC convolutions (with bf16-mixed: 1.8-2.5x faster on Zen 4)
     # before each validation, recompute BatchNorm statistics over this many training batches with
     # the current weights (0: off, the papers' recipe; tvr.training.precise_bn says why)
-    precise_bn_batches: int = 0
+    precise_bn_batches: int = bounded(0, 0)
     output_dir: str = "runs"
     run_name: str | None = None  # default: {setting}-{model}; REINFORCE: see default_run_name
     resume: bool = True  # resume from checkpoints/last.ckpt when the run dir has one
@@ -90,7 +92,7 @@ class TrainConfig:
     reinforce: bool = False
     reward: str = "both"  # corr, dist or both
     rl_variant: str = "reinforce"  # reinforce (policy gradient) or paper (reward-weighted CE)
-    rl_samples: int = 4  # sequences sampled per sample
+    rl_samples: int = bounded(4, 1)  # sequences sampled per sample
     rl_baseline: str = "mean"  # mean (of the other samples), greedy (self-critical) or none
     init_checkpoint: str | None = None
 
@@ -166,22 +168,28 @@ class TrainConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+    def from_dict(cls, d: dict[str, Any], where: str = "config") -> TrainConfig:
+        """The config of `d`; ValueError naming unknown keys, UserError naming `where`, the key
+        and the expected type (`tvr.core.typed_config`)."""
+        if not isinstance(d, dict):
+            raise UserError(f"{where}: expected an object of training options")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown config keys: {sorted(unknown)}")
-        return cls(**d)
+        return cls(**typed_values(cls, d, where))
 
     @classmethod
-    def from_saved(cls, d: dict[str, Any]) -> TrainConfig:
+    def from_saved(cls, d: dict[str, Any], where: str = "config") -> TrainConfig:
         """A config as a run saved it (config.json, a checkpoint): the model forms it lacks are
         the ones it was trained with, those of before the forms existed."""
-        return cls.from_dict({**LEGACY_FORMS, **d})
+        if not isinstance(d, dict):
+            raise UserError(f"{where}: expected an object of training options")
+        return cls.from_dict({**LEGACY_FORMS, **d}, where)
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> TrainConfig:
-        return cls.from_saved(json.loads(Path(path).read_text()))
+        return cls.from_saved(json.loads(Path(path).read_text()), str(path))

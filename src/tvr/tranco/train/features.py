@@ -34,6 +34,7 @@ import torch.nn.functional as F
 
 from tvr.core.jobs import Progress, run_shards
 from tvr.core.jsonl import write_json
+from tvr.training.checkpoints import load_torch
 from tvr.training.clip_towers import weights_digest
 from tvr.tranco.data.dataset import TrancoDataset
 from tvr.tranco.models.encoders import ImageEncoder, build_image_encoder
@@ -256,7 +257,8 @@ def feature_cache(
     bar = _progress_bar(len(paths), task) if progress else nullcontext(None)
     with bar as pbar:
         run_shards(task, workers=workers, progress=pbar.update if pbar is not None else None)
-    parts = [torch.load(task.path(k), map_location="cpu")["features"] for k in task.plan()]
+    parts = [load_torch(task.path(k), f"a feature part (delete {folder} to encode again)")["features"]
+             for k in task.plan()]  # fmt: skip
     features = torch.cat(parts) if parts else torch.zeros(0, encoder.embed_dim)
     if features.shape != (len(paths), encoder.embed_dim):
         raise RuntimeError(f"{folder}: {tuple(features.shape)} features for {len(paths)} images")

@@ -24,6 +24,7 @@ import torch
 from tvr.core.errors import UserError
 from tvr.core.images import open_rgb
 from tvr.core.jsonl import write_file_bytes
+from tvr.training.checkpoints import load_torch
 from tvr.vtt.models.encoder import ClipImageEncoder, EncoderSpec
 
 log = logging.getLogger(__name__)
@@ -68,11 +69,11 @@ class FeatureCache:
 
     def _read(self, path: Path) -> None:
         try:
-            saved = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as err:  # a damaged cache is rebuilt, never trusted
-            log.warning("%s: unreadable feature cache (%s); encoding again", path, err)
+            saved = load_torch(path, "a feature cache")
+        except UserError as err:  # a damaged cache is rebuilt, never trusted
+            log.warning("%s; encoding again", err)
             return
-        if saved.get("identity") != self.identity:
+        if not isinstance(saved, dict) or saved.get("identity") != self.identity:
             log.warning("%s: another encoder's features; encoding again", path)
             return
         self.index = {h: i for i, h in enumerate(saved["hashes"])}

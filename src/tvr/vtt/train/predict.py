@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from tvr.core.errors import UserError
+from tvr.training.checkpoints import load_module as load_checkpoint_module
 from tvr.vtt.data.predictions import write_predictions
 from tvr.vtt.models import tokenizer
 from tvr.vtt.models.decoding import DecodeOptions
@@ -20,17 +21,7 @@ from tvr.vtt.train.module import VttModule
 
 def load_module(checkpoint: str | Path, device: str | torch.device = "cpu") -> VttModule:
     """The module of a checkpoint written by `tvr vtt train`, in eval mode."""
-    path = Path(checkpoint)
-    if not path.is_file():
-        raise UserError(f"{path}: no such checkpoint")
-    try:
-        saved = torch.load(path, map_location="cpu", weights_only=False)
-        hparams = saved["hyper_parameters"]
-        module = VttModule(hparams["config"], hparams["labels"], hparams["encoder_dim"])
-        module.load_state_dict(saved["state_dict"])
-    except (KeyError, RuntimeError, ValueError, TypeError, EOFError, OSError) as err:
-        raise UserError(f"{path}: not a checkpoint of `tvr vtt train` ({err})") from None
-    return module.to(device).eval()
+    return load_checkpoint_module(VttModule, checkpoint, "a checkpoint of `tvr vtt train`", device)
 
 
 @torch.no_grad()

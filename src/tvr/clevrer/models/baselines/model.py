@@ -22,6 +22,7 @@ from tvr.clevrer.models.baselines.config import BaselineConfig
 from tvr.clevrer.models.baselines.data import ANSWERS
 from tvr.clevrer.models.parser.tokens import PAD_ID
 from tvr.core.errors import UserError
+from tvr.training.checkpoints import load_torch
 from tvr.training.clip_towers import check_weights_file
 
 # ImageNet's mean and std, the usual input scaling of torchvision's ResNets
@@ -76,11 +77,7 @@ def load_cnn_weights(cnn: nn.Module, path: str | Path, option: str = "--cnn-weig
     entries dropped), strictly; UserError naming `option` and the file when it cannot be read
     or does not fit."""
     path = check_weights_file(path, option)
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch.load fails in many ways on other files
-        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise UserError(f"{option} {path}: not a torch state dict ({reason})") from None
+    state = load_torch(path, "a torch state dict", label=f"{option} {path}")
     if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
         state = state["state_dict"]
     if not isinstance(state, dict):
