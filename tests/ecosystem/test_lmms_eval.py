@@ -259,11 +259,14 @@ def _trance(tmp_path, capsys):
     assert "tvr_trance_event" in _export("trance", data, folder)
     samples = read_samples(data / "test" / "samples.jsonl")
 
-    def reply(k, s):  # right, the first step only, unreadable, in turn
+    def reply(k, s):  # right (in a reasoning block), the first step only, unreadable, in turn
         steps = [{"obj": st.obj, "value": vocab.VALUES[st.value]} for st in s.steps]
         if k % 3 == 1:
             steps = steps[:1]
-        return "no steps here" if k % 3 == 2 else f"<answer>{json.dumps({'steps': steps})}</answer>"
+        answer = f"<answer>{json.dumps({'steps': steps})}</answer>"
+        if k % 3 == 0:  # lmms-eval's default --reasoning_tags would strip it all (issue 42)
+            return f"<think>Checking each object. {answer}</think>"
+        return "no steps here" if k % 3 == 2 else answer
 
     table = {objects_table(s.objects): reply(k, s) for k, s in enumerate(samples)}
     server = ChatServer(table)
