@@ -339,7 +339,11 @@ def _vtt(tmp_path, capsys):
 def test_vtt_process_results_equal_tvr(tmp_path, capsys, monkeypatch):
     from tvr.vlm.tasks import build_messages, make_adapter
     from tvr.vlm.templates import load_template
-    from tvr.vtt.strip import strip_image
+    import io
+
+    from PIL import Image
+
+    from tvr.vtt.strip import strip_jpeg
 
     monkeypatch.delenv("TVR_VTT_BERTSCORE_MODEL", raising=False)
     monkeypatch.delenv("TVR_VTT_SPICE_CORENLP", raising=False)
@@ -351,10 +355,11 @@ def test_vtt_process_results_equal_tvr(tmp_path, capsys, monkeypatch):
     task = make_adapter("vtt", root, None)
     sent = {it.id: build_messages(it, load_template(None, task))[0] for it in task.items()}
     by_id = {r.id: r for r in task.records}
-    for row in rows:  # tvr's prompt, byte for byte, and tvr's strip, pixel for pixel
+    for row in rows:  # tvr's prompt, byte for byte, and tvr's strip (the JPEG it sends, decoded)
         assert utils.doc_to_text(row) == sent[row["id"]]["content"][0]["text"]
         (strip,) = utils.doc_to_visual(row)
-        assert strip.tobytes() == strip_image(task.states(by_id[row["id"]])).tobytes()
+        jpeg = strip_jpeg(task.states(by_id[row["id"]]))
+        assert strip.tobytes() == Image.open(io.BytesIO(jpeg)).convert("RGB").tobytes()
     values = [utils.process_results({k: v for k, v in row.items() if k != "states"},
                                     [replies[row["id"]]]) for row in rows]  # fmt: skip
     got = {m: getattr(utils, m)([v[m] for v in values]) for m in expected}
