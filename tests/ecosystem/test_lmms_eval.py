@@ -337,12 +337,12 @@ def _vtt(tmp_path, capsys):
 
 @needs_java
 def test_vtt_process_results_equal_tvr(tmp_path, capsys, monkeypatch):
-    from tvr.vlm.tasks import build_messages, make_adapter
-    from tvr.vlm.templates import load_template
     import io
 
     from PIL import Image
 
+    from tvr.vlm.tasks import build_messages, make_adapter
+    from tvr.vlm.templates import load_template
     from tvr.vtt.strip import strip_jpeg
 
     monkeypatch.delenv("TVR_VTT_BERTSCORE_MODEL", raising=False)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.core.overlap import require_overlap
 from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
+from tvr.core.overlap import require_overlap
 from tvr.vtt.data.predictions import Prediction, read_predictions
 from tvr.vtt.data.records import VttRecord, read_records
 from tvr.vtt.metrics.breakdown import breakdown

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 
 from tvr.core.extras import missing_extra
 
-
 #: the conventions `convention=` takes: NLTK's smoothing method of each
 SMOOTHING = {"paper": "method7", "standard": "method3"}
 
