@@ -163,8 +163,8 @@ def task_yaml(task: LmmsTask, hf_folder: Path, group: str) -> str:
     # lmms-eval's `!function` tag (PyYAML cannot write a custom tag on a plain string)
     text = text.replace("FUNC utils.", "!function utils.")
     note = (task.note + "\n" if task.note else "") + (
-        f"The request `tvr vlm run` sends with {tvr_request_flags(task)} (lmms-eval always sends "
-        "temperature and max_tokens); replies scored raw (reasoning_tags: none)."
+        f"Sends what `tvr vlm run {tvr_request_flags(task)}` sends (lmms-eval always sends "
+        "temperature and max_tokens); replies are scored raw (reasoning_tags: none)."
     )
     head = "".join(f"# {line}\n" for line in note.splitlines())
     return head + text
