@@ -86,3 +86,50 @@ def test_a_test_split_question_file_is_refused_clearly(tmp_path, capsys):
                  str(answers)])  # fmt: skip
     assert code == 2
     assert "no answers (the test split?)" in capsys.readouterr().err
+
+
+def _shift(videos, by):
+    for v in videos:
+        v["scene_index"] += by
+        v["video_filename"] = f"video_{v['scene_index']:05d}.mp4"
+    return videos
+
+
+def test_answers_of_another_split_are_refused_naming_it(tmp_path, capsys):
+    """Issue 42: answers that share no video with the question file scored 0.0 everywhere with
+    exit 0; now one line names the split their videos are of (and the option that picks it)."""
+    data = tmp_path / "set" / "questions"
+    data.mkdir(parents=True)
+    (data / "validation.json").write_text(json.dumps(question_file(n_videos=2)))
+    train = _shift(question_file(n_videos=3), 20000)  # past the release's ranges: tvr's indices
+    (data / "train.json").write_text(json.dumps(train))
+    answers = tmp_path / "train_answers.json"
+    write_submission(answers, submission_from_questions(read_questions(data / "train.json")))
+    assert main(["clevrer", "evaluate", "--data", str(data.parent), "--split", "val",
+                 "--predictions", str(answers)]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert err == (f"tvr clevrer evaluate: error: {answers}: none of its 3 ids is a val video "
+                   f"(scene index) of {data / 'validation.json'}; 3 of them are train ids: "
+                   "predictions for another split? (score them with --split train)")
+    # a file of the release's test range, given the question file itself: named by the range
+    test = _shift(question_file(n_videos=1), 5000)
+    other = tmp_path / "t.json"
+    other.write_text(json.dumps(test))
+    write_submission(answers, submission_from_questions(read_questions(other)))
+    assert main(["clevrer", "evaluate", "--data", str(data / "validation.json"),
+                 "--predictions", str(answers)]) == 2  # fmt: skip
+    assert "1 of them are test ids" in capsys.readouterr().err
+
+
+def test_partial_answers_are_scored_and_counted_before_the_table(tmp_path, capsys):
+    questions, answers = _files(tmp_path)
+    data = json.loads(answers.read_text())
+    data[0]["scene_index"] = 20000  # one video not in the question file: ignored, counted
+    answers.write_text(json.dumps(data))
+    assert main(["clevrer", "evaluate", "--data", str(questions), "--predictions",
+                 str(answers)]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    ignored = next(i for i, x in enumerate(lines) if x.startswith("ignored (not in the question"))
+    missing = next(i for i, x in enumerate(lines) if x.startswith("missing (counted wrong): 1 videos"))
+    ours = next(i for i, x in enumerate(lines) if x.startswith("ours: answers.json"))
+    assert missing < ours and ignored < ours

@@ -123,7 +123,7 @@ def test_items_are_questions_with_sampled_frames(tiny_set):
     task = ClevrerTask(tiny_set, split="test", frames=4)
     videos = read_questions(tiny_set / "questions" / "test.json")
     items = task.items()
-    assert [it.id for it in items] == [f"{v.scene_index}-{q.question_id}"
+    assert [it.id for it in items] == [f"{v.scene_index}/{q.question_id}"
                                       for v in videos for q in v.questions]  # fmt: skip
     item = items[0]
     assert len(item.images) == 4
@@ -270,3 +270,13 @@ def test_the_video_itself_for_endpoints_that_take_video(tiny_set, tmp_path):
     assert head == "data:video/mp4;base64" and base64.b64decode(data) == video.read_bytes()
     with pytest.raises(UserError, match="video must be one of"):
         ClevrerTask(tiny_set, video="gif")
+
+
+def test_question_ids_are_scene_slash_question_and_old_results_still_export():
+    """Issue 42: one id everywhere (`tvr vlm run`'s results, the HF export, the evaluator):
+    SCENE/QUESTION; results written with the former SCENE-QUESTION ids are still read."""
+    from tvr.clevrer.vlm_task import item_id, legacy_id
+
+    assert item_id(10000, 3) == "10000/3"
+    assert legacy_id("10000-3") == "10000/3" and legacy_id("10000/3") == "10000/3"
+    assert legacy_id("vt-abc") == "vt-abc"

@@ -33,19 +33,27 @@ def _has_lmms_eval() -> bool:
 
 
 def _lmms_python():
-    """A Python with lmms-eval: this one, else TVR_LMMS_PYTHON (default /tmp/lmmsvenv's: 0.7.3
-    needs filelock<4, so it lives in its own venv), or None."""
+    """A Python with lmms-eval: this one, else TVR_LMMS_PYTHON (default /tmp/lmms-venv's, then
+    /tmp/lmmsvenv's: 0.7.3 needs filelock<4, so it lives in its own venv), or None."""
     if _has_lmms_eval():
         return sys.executable
-    found = os.environ.get("TVR_LMMS_PYTHON", "/tmp/lmmsvenv/bin/python")
-    return found if os.path.isfile(found) else None
+    for found in (os.environ.get("TVR_LMMS_PYTHON"), "/tmp/lmms-venv/bin/python",
+                  "/tmp/lmmsvenv/bin/python"):  # fmt: skip
+        if found and os.path.isfile(found):
+            return found
+    return None
 
 
 needs_lmms = pytest.mark.skipif(
     _lmms_python() is None,
-    reason="lmms-eval is not importable here nor in TVR_LMMS_PYTHON (default /tmp/lmmsvenv) "
-    "(not in the test extra: pip install lmms-eval 'filelock<4')",
+    reason="lmms-eval is not importable here nor in TVR_LMMS_PYTHON (default /tmp/lmms-venv) "
+    "(not in the test extra: python3.11 -m venv /tmp/lmms-venv; /tmp/lmms-venv/bin/pip install "
+    "lmms-eval==0.7.3 'filelock<4')",
 )  # fmt: skip
+
+#: the exported tasks' max_new_tokens: `tvr vlm run --temperature 0 --max-tokens N` sends what
+#: lmms-eval's OpenAI model sends (it always sends both)
+MAX_TOKENS = {"visualtrans": 4096, "trance": 2048, "vtt": 2048, "clevrer": 4096, "tranco": 4096}
 
 
 def _export(bench, data, out):
@@ -65,11 +73,44 @@ def _utils(folder):
 def _vlm_run(server, task, *args):
     return main(["vlm", "run", "--base-url", server.base_url, "--model", "scripted",
                  "--api-key", KEY, "--quiet", "--retries", "1", "--timeout", "10",
+                 "--temperature", "0", "--max-tokens", str(MAX_TOKENS[task]),
                  "--task", task, *map(str, args)])  # fmt: skip
 
 
+def _request(body: bytes) -> str:
+    """A request body with each image as its decoded pixels' digest (lmms-eval re-encodes every
+    image as PNG; tvr sends the files' bytes), as canonical JSON."""
+    import base64
+    import hashlib
+    import io
+
+    from PIL import Image
+
+    doc = json.loads(body)
+    for message in doc["messages"]:
+        for part in message["content"]:
+            if part.get("type") == "image_url":
+                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                im = Image.open(io.BytesIO(data)).convert("RGB")
+                part["image_url"] = {"pixels": hashlib.sha256(im.tobytes()).hexdigest(),
+                                     "size": list(im.size)}  # fmt: skip
+    return json.dumps(doc, sort_keys=True)
+
+
+def _same_requests(server, before):
+    """lmms-eval's requests (after the first `before`) are tvr's: text first, then the images
+    (the same pixels, in order), the same model, temperature and max_tokens, one per item."""
+    tvr = sorted(_request(r.body) for r in server.requests[:before])
+    lmms = sorted(_request(r.body) for r in server.requests[before:])
+    assert len(lmms) == len(tvr)
+    assert lmms == tvr
+
+
 def _lmms_eval(server, folder, task, tmp_path):
-    """lmms-eval's CLI on `task` of `folder` against `server`; its results' metrics."""
+    """lmms-eval's CLI on `task` of `folder` against `server`, with no --reasoning_tags (its
+    default strips <think>/<analysis>; the tasks turn that off); its results' metrics, after
+    checking that its requests are tvr's (`_same_requests`)."""
+    before = len(server.requests)
     out = tmp_path / "lmms-out"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_HOME": str(tmp_path / "hf-home"), "WANDB_MODE": "disabled",
@@ -85,6 +126,7 @@ def _lmms_eval(server, folder, task, tmp_path):
     found = list(out.rglob("*_results.json"))
     assert found, proc.stderr[-3000:]
     results = json.loads(found[0].read_text())["results"][task]
+    _same_requests(server, before)
     return {
         k.split(",")[0]: v for k, v in results.items() if k.endswith(",none") and "stderr" not in k
     }
@@ -92,16 +134,30 @@ def _lmms_eval(server, folder, task, tmp_path):
 
 # --- VisualTrans ------------------------------------------------------------------------------
 
+#: plain replies, replies whose answer lies in a reasoning block (lmms-eval strips <think> and
+#: <analysis> blocks by default: issue 42), and a malformed one (no final answer)
+VISUALTRANS_REPLIES = {
+    "[Q01]": "<think>Two items.</think><answer>Two.</answer>",
+    "[Q02]": "<think>No group formed.</think>\n<answer>0</answer>",
+    "[Q03]": "<think>...</think><answer>B</answer>",
+    "[Q04]": "<analysis>Reasoning here.\nFinal Answer: C</analysis>",
+    "[Q05]": "<think>image6 fits. Final Answer: D</think>",
+    "[Q06]": "<answer>white block, green block</answer>",
+    "[Q07]": "<answer>red tomato slice, brown and beige bacon strip</answer>",
+    "[Q08]": "<answer>none</answer>",
+    "[Q09]": "<answer>Because nothing moved, A</answer>",
+    "[Q10]": "I cannot tell from these images.",
+}
+
 
 def _visualtrans(tmp_path, capsys):
     from tests.visualtrans.make_data import make_visualtrans
-    from tests.vlm.test_end_to_end import E2E_REPLIES
 
     data, images, _ = make_visualtrans(tmp_path / "vt")
     folder = tmp_path / "lmms"
     assert _export("visualtrans", data, folder) == ["tvr_visualtrans"]
     results = tmp_path / "results.jsonl"
-    server = ChatServer(E2E_REPLIES)
+    server = ChatServer(VISUALTRANS_REPLIES)
     with server:
         assert _vlm_run(server, "visualtrans", "--data", data, "--images", images,
                         "--out", results) == 0  # fmt: skip
@@ -118,7 +174,11 @@ def _visualtrans(tmp_path, capsys):
         **{f"{d}_official": off["dimensions"][d]["table2_pct"]
            for d in ("spatial", "procedural", "quantitative")},
     }  # fmt: skip
-    assert off["overall"]["correct"] == 9 and summaries["normalized"]["overall"]["correct"] == 11
+    # the reasoning-tag replies count in tvr (lmms-eval's default would strip them: 8 and 9)
+    # Q04 and Q05 answer inside <analysis>/<think>: tvr reads them (lmms-eval's default strips
+    # the blocks, issue 42); Q10 has no answer
+    assert off["overall"]["correct"] == 8 and summaries["normalized"]["overall"]["correct"] == 9
+    assert off["status_counts"]["no_answer"] == 1
     replies = {
         json.loads(x)["id"]: json.loads(x)["reply"] for x in results.read_text().splitlines()
     }
@@ -134,6 +194,10 @@ def test_visualtrans_process_results_equal_tvr(tmp_path, capsys):
     rows = datasets.load_dataset(str(folder / "hf"), "default", cache_dir=str(tmp_path / "c"))[
         "test"
     ]
+    assert len(rows) == 11
+    rows = utils.process_docs(rows)  # the duplicate is asked once, as tvr asks it (issue 42)
+    assert len(rows) == 10 and sorted(rows["id"]) == sorted(replies)
+    assert sum(len(json.loads(d)) for d in rows["duplicate_rows"]) == 1
     # the prompt is tvr's, byte for byte, and the images are the item's, in order
     task = make_adapter("visualtrans", data, None)
     sent = {it.id: build_messages(it, load_template(None, task))[0] for it in task.items()}
@@ -195,11 +259,14 @@ def _trance(tmp_path, capsys):
     assert "tvr_trance_event" in _export("trance", data, folder)
     samples = read_samples(data / "test" / "samples.jsonl")
 
-    def reply(k, s):  # right, the first step only, unreadable, in turn
+    def reply(k, s):  # right (in a reasoning block), the first step only, unreadable, in turn
         steps = [{"obj": st.obj, "value": vocab.VALUES[st.value]} for st in s.steps]
         if k % 3 == 1:
             steps = steps[:1]
-        return "no steps here" if k % 3 == 2 else f"<answer>{json.dumps({'steps': steps})}</answer>"
+        answer = f"<answer>{json.dumps({'steps': steps})}</answer>"
+        if k % 3 == 0:  # lmms-eval's default --reasoning_tags would strip it all (issue 42)
+            return f"<think>Checking each object. {answer}</think>"
+        return "no steps here" if k % 3 == 2 else answer
 
     table = {objects_table(s.objects): reply(k, s) for k, s in enumerate(samples)}
     server = ChatServer(table)
@@ -270,9 +337,13 @@ def _vtt(tmp_path, capsys):
 
 @needs_java
 def test_vtt_process_results_equal_tvr(tmp_path, capsys, monkeypatch):
+    import io
+
+    from PIL import Image
+
     from tvr.vlm.tasks import build_messages, make_adapter
     from tvr.vlm.templates import load_template
-    from tvr.vtt.strip import strip_image
+    from tvr.vtt.strip import strip_jpeg
 
     monkeypatch.delenv("TVR_VTT_BERTSCORE_MODEL", raising=False)
     monkeypatch.delenv("TVR_VTT_SPICE_CORENLP", raising=False)
@@ -284,10 +355,11 @@ def test_vtt_process_results_equal_tvr(tmp_path, capsys, monkeypatch):
     task = make_adapter("vtt", root, None)
     sent = {it.id: build_messages(it, load_template(None, task))[0] for it in task.items()}
     by_id = {r.id: r for r in task.records}
-    for row in rows:  # tvr's prompt, byte for byte, and tvr's strip, pixel for pixel
+    for row in rows:  # tvr's prompt, byte for byte, and tvr's strip (the JPEG it sends, decoded)
         assert utils.doc_to_text(row) == sent[row["id"]]["content"][0]["text"]
         (strip,) = utils.doc_to_visual(row)
-        assert strip.tobytes() == strip_image(task.states(by_id[row["id"]])).tobytes()
+        jpeg = strip_jpeg(task.states(by_id[row["id"]]))
+        assert strip.tobytes() == Image.open(io.BytesIO(jpeg)).convert("RGB").tobytes()
     values = [utils.process_results({k: v for k, v in row.items() if k != "states"},
                                     [replies[row["id"]]]) for row in rows]  # fmt: skip
     got = {m: getattr(utils, m)([v[m] for v in values]) for m in expected}
@@ -382,14 +454,14 @@ def test_clevrer_process_results_equal_tvr(tmp_path, capsys):
     task = ClevrerTask(data, split="val")
     items = {it.id: it for it in task.items()}
     for row in rows:  # tvr's prompt, byte for byte; tvr's frames (the JPEGs it sends, decoded)
-        item = items[row["id"].replace("/", "-")]
+        item = items[row["id"]]
         sent = build_messages(item, load_template(None, task))[0]["content"]
         assert utils.doc_to_text(row) == sent[0]["text"]
         frames = utils.doc_to_visual(row)
         assert len(frames) == len(item.images) == 8
         jpeg = item.images[3].compose(item.images[3].sources)
         assert frames[3].tobytes() == Image.open(io.BytesIO(jpeg)).convert("RGB").tobytes()
-    values = [utils.process_results(row, [replies[row["id"].replace("/", "-")]]) for row in rows]
+    values = [utils.process_results(row, [replies[row["id"]]]) for row in rows]
     got = {m: getattr(utils, m)([v[m] for v in values]) for m in expected}
     assert got == expected
 

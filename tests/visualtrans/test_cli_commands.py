@@ -72,7 +72,8 @@ def test_evaluate_prints_without_out_and_writes_with_it(data, tmp_path, capsys):
     code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--predictions",
                           replies, "--mode", "normalized")  # fmt: skip
     assert code == 0 and err == ""
-    assert out.splitlines()[0] == "normalized scoring of 11 items (accuracy %):"
+    assert out.splitlines()[1] == "normalized scoring of 11 items (accuracy %):"
+    assert out.splitlines()[0].startswith("without an answer (counted wrong): 0 no final answer")
     assert "  Overall            100.00" in out and "wrote" not in out
     assert not (tmp_path / "score").exists()
     code, out, _ = _run(capsys, "visualtrans", "evaluate", "--data", data.parent,
@@ -121,6 +122,36 @@ def test_bad_input_to_evaluate_is_one_line(data, tmp_path, argv, words):
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and words in done.stderr
+
+
+def test_predictions_sharing_no_id_or_without_reply_are_refused(data, tmp_path, capsys):
+    """Issue 42: unknown ids only scored Overall 0.00 with exit 0, and a line without its
+    `reply` was taken as a failed request; both are one line, exit 2. Partial overlap is scored,
+    its counts printed before the table."""
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "0123456789abcdef", "reply": "A", "error": None}) + "\n")
+    code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--predictions", other)
+    assert code == 2 and out == ""
+    assert err == (f"tvr visualtrans evaluate: error: {other}: none of its 1 ids is a VisualTrans "
+                   f"item of {data} (e.g. '0123456789abcdef'): predictions for other data?\n")
+    replies = _replies(tmp_path, data)
+    lines = replies.read_text().splitlines()
+    first = json.loads(lines[0])
+    no_reply = tmp_path / "no_reply.jsonl"
+    no_reply.write_text("\n".join([json.dumps({"id": first["id"], "answer": "A"}), *lines[1:]]) + "\n")
+    code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--predictions",
+                          no_reply)  # fmt: skip
+    assert code == 2
+    assert err == (f"tvr visualtrans evaluate: error: {no_reply}, line 1, field 'reply': missing (a "
+                   "result line holds the model's reply, null for a failed request) (--lenient skips bad "
+                   "lines, scoring them as wrong)\n")
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("\n".join([*lines[1:], json.dumps({"id": "f" * 16, "reply": "A"})]) + "\n")
+    code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--predictions",
+                          partial)  # fmt: skip
+    assert code == 0
+    head = out.splitlines()[0]
+    assert head.endswith("missing; ignored: 1 predictions of unknown ids") and " 0 missing" not in head
 
 
 def test_baselines_answer_from_the_question(data, tmp_path, capsys):

@@ -105,6 +105,30 @@ def test_evaluate_end_to_end(tmp_path, capsys):
     assert f"{m['CIDEr']:.2f}" in ours
 
 
+@needs_java
+def test_perfect_copies_show_the_paper_and_the_standard_bleu(tmp_path, capsys):
+    """Issue 42: exact copies of 7- and 12-word references score B@4 111.67 in the paper's
+    convention (NLTK method 7, what the released metrics.py computes); the table says that its
+    B@4 is the paper's and gives the standard one (100.00)."""
+    from tests.vtt.samples import record
+
+    seven = "put the steak on the hot grill"
+    twelve = "pour the warm coffee into the glass and then add the whipped cream"
+    records = write_lines(tmp_path / "vtt.jsonl", [record(0, [seven]), record(1, [twelve])])
+    predictions = write_lines(tmp_path / "p.jsonl", [{"id": sample_id(0), "transformations": [seven]},
+                                                     {"id": sample_id(1), "transformations": [twelve]}])  # fmt: skip
+    out = tmp_path / "eval"
+    assert main(["vtt", "evaluate", "--data", str(records), "--predictions", str(predictions),
+                 "--out", str(out), "--no-bertscore"]) == 0  # fmt: skip
+    printed = capsys.readouterr().out.splitlines()
+    m = json.loads((out / "summary.json").read_text())["metrics"]
+    assert round(m["BLEU_4"], 2) == 111.67 and m["BLEU_4_standard"] == pytest.approx(100)
+    header = next(i for i, x in enumerate(printed) if x.startswith("model"))
+    assert "B@4 (paper)" in printed[header]
+    assert any("standard B@4 (method 3, at most 100): 100.00" in x for x in printed)
+    assert printed[header - 1].startswith("missing (scored as empty): 0 descriptions")
+
+
 def test_evaluate_input_errors_are_one_line(tmp_path, capsys):
     records = write_lines(tmp_path / "vtt.jsonl", small_records())
     bad = write_lines(tmp_path / "bad.jsonl", [{"id": sample_id(0), "transformations": [3]}])
@@ -112,7 +136,9 @@ def test_evaluate_input_errors_are_one_line(tmp_path, capsys):
     good = write_lines(tmp_path / "good.jsonl", [{"id": sample_id(0), "transformations": ["a"]}])
     cases = [
         (["--predictions", str(bad)], f"{bad}, line 1, field 'transformations[0]': expected a string"),
-        (["--predictions", str(other)], "none of its 1 ids is a test sample"),
+        (["--predictions", str(other)], "none of its 1 ids is a test sample of "),
+        (["--predictions", str(other)], "1 of them are train ids: predictions for another split? "
+                                        "(score them with --split train)"),
         (["--predictions", str(good), "--split", "val"], "no val samples"),
         (["--predictions", str(good), "--bertscore-model", str(tmp_path / "roberta")],
          "--bertscore-model"),

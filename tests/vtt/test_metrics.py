@@ -40,6 +40,33 @@ def test_bleu_matches_a_hand_computation_of_smoothing_method_7():
     assert scores[3] == 0.0  # no word in common
 
 
+def test_paper_bleu_exceeds_100_for_every_perfect_text_of_four_words_or_more():
+    """Issue 42: with five words or more p5 = 1 too, so method 5 gives 4/3, 10/9, 28/27, 82/81;
+    the standard convention (method 3) gives 1 for a perfect text and never more."""
+    pytest.importorskip("nltk")
+    from tvr.vtt.metrics.bleu import bleu4_standard
+
+    p = [Fraction(4, 3), Fraction(10, 9), Fraction(28, 27), Fraction(82, 81)]
+    above = float(p[0] * p[1] * p[2] * p[3]) ** 0.25
+    texts = [" ".join(f"w{i}" for i in range(n)) for n in (4, 5, 7, 12, 30)]
+    paper = bleu4(texts, texts)
+    assert paper[0] == pytest.approx(1.010629663, abs=1e-9)
+    assert paper[1:] == pytest.approx([above] * 4, abs=1e-12)
+    assert round(100 * above, 2) == 111.67
+    assert bleu4_standard(texts, texts) == pytest.approx([1.0] * 5, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=st.lists(st.sampled_from("abcdefg"), max_size=14),
+       r=st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=14))  # fmt: skip
+def test_standard_bleu_never_exceeds_one(h, r):
+    pytest.importorskip("nltk")
+    from tvr.vtt.metrics.bleu import bleu4_standard
+
+    (score,) = bleu4_standard([" ".join(h)], [" ".join(r)])
+    assert 0.0 <= score <= 1.0 + 1e-12
+
+
 def _lcs(a, b):
     """LCS length by recursion over suffixes (a different algorithm from the library's table)."""
     from functools import cache

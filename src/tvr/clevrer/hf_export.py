@@ -14,7 +14,7 @@ from typing import Any
 from tvr.clevrer.data.fields import load_json
 from tvr.clevrer.data.layout import find_annotation, find_questions, find_video, release_split
 from tvr.core.errors import UserError
-from tvr.core.hf_export import HF_SPLITS, HfDataset, Table
+from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, licence_fields, made_by_tvr
 
 CITATION = """@inproceedings{yi2020clevrer,
   title     = {CLEVRER: Collision Events for Video Representation and Reasoning},
@@ -72,6 +72,13 @@ def _videos(root: Path, scenes: list[dict[str, Any]]) -> Iterator[dict[str, Any]
                "annotation": annotation}  # fmt: skip
 
 
+def _release_or_unknown(tables: list[Table]) -> str:
+    """`clevrer-release` when the question files are the release's (train, validation, test
+    names and its index ranges: tvr checks the names only), else `unknown`."""
+    return "clevrer-release" if tables and all(t.split in ("train", "validation", "test")
+                                               for t in tables) else "unknown"  # fmt: skip
+
+
 def export_clevrer(data: str | Path, splits: tuple[str, ...] | None = None) -> HfDataset:
     root = Path(data)
     if not root.is_dir():
@@ -95,9 +102,7 @@ def export_clevrer(data: str | Path, splits: tuple[str, ...] | None = None) -> H
     return HfDataset(
         benchmark="clevrer",
         pretty_name="CLEVRER",
-        license="cc0-1.0",
-        license_note="The CLEVRER release: CC0 (its authors' terms apply). A set made by "
-        "`tvr clevrer generate`: MIT (tvr).",
+        **licence_fields("tvr" if made_by_tvr(root) else _release_or_unknown(tables)),
         citation=CITATION,
         description="CLEVRER: videos of colliding objects with descriptive, explanatory, "
         "predictive and counterfactual questions, each with its program. Config `questions`: one "

@@ -319,7 +319,15 @@ def instructions(question: Question) -> str:
 
 
 def item_id(scene_index: int, question_id: int) -> str:
-    return f"{scene_index}-{question_id}"
+    """A question's id, the same in `tvr vlm run`'s results, the HF/lmms-eval export and
+    `tvr clevrer evaluate`'s detail.jsonl: SCENE/QUESTION."""
+    return f"{scene_index}/{question_id}"
+
+
+def legacy_id(record_id: str) -> str:
+    """An id of results written before tvr 0.2 (SCENE-QUESTION) in today's form."""
+    scene, sep, question = record_id.partition("-")
+    return f"{scene}/{question}" if sep and scene.isdigit() and question.isdigit() else record_id
 
 
 class ClevrerTask:
@@ -440,6 +448,8 @@ def export_predictions(
     reply that could not be read), and `OUT.export.json`, the results file read and the counts
     (`tvr.vlm.export.write_export_record`, read by `tvr vlm report`)."""
     res = results if isinstance(results, ResultsFile) else read_results(results, missing_ok=False)
+    records = {legacy_id(i): r for i, r in res.records.items()}
+    records.update({i: r for i, r in res.records.items() if "/" in i})
     out = Path(out)
     items = task.items()
     s = ExportSummary(out, unparsed_path(out), len(items))
@@ -449,7 +459,7 @@ def export_predictions(
         qtype = str(item.meta["question_type"])
         tally = s.by_type.setdefault(qtype, [0, 0])
         tally[1] += 1
-        record = res.records.get(item.id)
+        record = records.get(item.id)
         if record is None:
             problems.append({"id": item.id, "reason": "no result line"})
             s.without_reply += 1

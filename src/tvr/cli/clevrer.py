@@ -169,6 +169,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     check_answers(questions, path)
     problems = lenient_problems(args)
     answers = read_submission(args.predictions, problems)
+    _require_overlap(args, path, questions, answers)
     result = score(questions, answers)
     chance = chance_level(questions)
     summary = summarize(result, chance, path, args.predictions)
@@ -187,6 +188,37 @@ def evaluate_command(args: argparse.Namespace) -> int:
         if args.out is not None:
             print(f"wrote {args.out}/summary.json, summary.md, detail.jsonl")
     return 0
+
+
+def _require_overlap(args: argparse.Namespace, path: Path, questions: list, answers: list) -> None:
+    """Refuse answers that share no video with the question file, naming the split they are of
+    (the set's other question files, else the release's index ranges)."""
+    from tvr.clevrer.data.layout import SPLITS, find_questions, split_of
+    from tvr.clevrer.data.questions import read_questions
+    from tvr.core.errors import UserError
+    from tvr.core.overlap import require_overlap
+
+    known = {str(v.scene_index) for v in questions}
+    ids = [str(a.scene_index) for a in answers]
+    if not ids or known & set(ids):
+        return
+    others: dict[str, str] = {}
+    names = {"validation": "val"}
+    if args.data.is_dir():
+        for split in SPLITS:
+            try:
+                other = find_questions(args.data, split)
+            except UserError:
+                continue
+            if other.resolve() != path.resolve():
+                others.update({str(v.scene_index): names.get(split, split)
+                               for v in read_questions(other)})  # fmt: skip
+    for i in ids:  # the release's index ranges (a generated set's indices may go past them)
+        if int(i) < 20000:
+            others.setdefault(i, names.get(split_of(int(i)), split_of(int(i))))
+    split = names.get(path.stem, path.stem)
+    others = {i: s for i, s in others.items() if s != split}
+    require_overlap(args.predictions, ids, known, path, "video (scene index)", split, others)
 
 
 def baseline_command(args: argparse.Namespace) -> int:

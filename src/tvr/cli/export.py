@@ -129,7 +129,7 @@ def run_hf(args: argparse.Namespace) -> int:
 def run_lmms(args: argparse.Namespace) -> int:
     require_extra("hf", "tvr export lmms-eval", "pyarrow", "datasets")
     from tvr.core.hf_export import exporter
-    from tvr.core.lmms_export import write_lmms_tasks
+    from tvr.core.lmms_export import tvr_request_flags, write_lmms_tasks
 
     export = exporter("lmms-eval", args.benchmark)(args.data, _splits(args))
     out = Path(args.out)
@@ -139,6 +139,11 @@ def run_lmms(args: argparse.Namespace) -> int:
     _say_no_images(report.no_images)
     print(f"wrote {len(report.tasks)} task(s) ({', '.join(report.tasks)}) and {report.hf_rows} "
           f"rows to {out} (lmms-eval --include_path {out} --tasks {export.group})")  # fmt: skip
+    flags = sorted({tvr_request_flags(t) for t in export.tasks if t.name in report.tasks})
+    if flags:
+        print(f"lmms-eval sends temperature and max_tokens: the same request from tvr is "
+              f"`tvr vlm run ... {' / '.join(flags)}`; replies are scored raw (the tasks set "
+              "reasoning_tags: none)")  # fmt: skip
     return 0
 
 

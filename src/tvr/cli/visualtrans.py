@@ -192,12 +192,15 @@ def stats_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    from tvr.core.overlap import require_overlap
     from tvr.visualtrans.dataset import load_dataset
     from tvr.visualtrans.report import table2_row, write_report
     from tvr.visualtrans.scoring import load_replies, score_dataset
 
     dataset = load_dataset(args.data)
     records, unreadable = load_replies(args.predictions, lenient=args.lenient)
+    require_overlap(args.predictions, records, (it.id for it in dataset.items), dataset.path,
+                    "VisualTrans item")  # fmt: skip
     board = score_dataset(dataset, records, args.mode, unique_only=args.unique)
     extra = {"data": str(dataset.path), "predictions": str(args.predictions),
              "unreadable_result_lines": unreadable}  # fmt: skip
@@ -207,15 +210,18 @@ def evaluate_command(args: argparse.Namespace) -> int:
         summary = {**extra, **board.summary()}
     header, row = table2_row(summary)
     width = max(len(h) for h in header)
-    lines = [f"{args.mode} scoring of {summary['overall']['items']} items (accuracy %):"]
-    lines += [f"  {h:<{width}}  {v:>6}" for h, v in zip(header, row, strict=True)]
     counts = summary["status_counts"]
-    lines.append(f"without an answer (counted wrong): {counts['no_answer']} no final answer, "
-                 f"{counts['failed']} failed requests, {counts['missing']} missing")  # fmt: skip
+    known = {it.id for it in dataset.items}
+    unknown = sum(1 for i in records if i not in known)
+    lines = [f"without an answer (counted wrong): {counts['no_answer']} no final answer, "
+             f"{counts['failed']} failed requests, {counts['missing']} missing; ignored: "
+             f"{unknown} predictions of unknown ids"]  # fmt: skip
     if unreadable:
         lines.append(f"unreadable predictions lines (--lenient; their items count as missing): "
                      f"{len(unreadable)}, lines {', '.join(map(str, unreadable[:10]))}"
                      + (" ..." if len(unreadable) > 10 else ""))  # fmt: skip
+    lines.append(f"{args.mode} scoring of {summary['overall']['items']} items (accuracy %):")
+    lines += [f"  {h:<{width}}  {v:>6}" for h, v in zip(header, row, strict=True)]
     wrote = None
     if args.out is not None:
         chart = ", accuracy.png" if (args.out / "accuracy.png").is_file() else ""

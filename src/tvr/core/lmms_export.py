@@ -8,6 +8,18 @@ dataset is a `tvr export hf` folder of the same data (written under FOLDER/hf by
 named in the YAML by its absolute path (`dataset_path`, with `dataset_name` the config), which
 `datasets.load_dataset` reads offline.
 
+Two task options make lmms-eval score and ask as `tvr vlm run` + tvr's evaluator do (issue 42):
+
+- `reasoning_tags: none`: lmms-eval 0.7.3 strips `<think>`/`<analysis>` blocks from every reply
+  by default (its `--reasoning_tags`) before `process_results`; a task's own value wins over the
+  CLI's, so the reply tvr's parser reads is the raw one, as in `tvr vlm run`'s results.
+- `doc_to_messages`: the user turn tvr sends, the text first and then the images in tvr's order
+  (lmms-eval's default turn puts the images first). lmms-eval's OpenAI model always sends
+  `temperature` (0) and `max_tokens` (the task's `max_new_tokens`); `tvr vlm run` sends neither
+  unless told, so the YAML's note and the export's last line give the flags that make its
+  request the same (`--temperature 0 --max-tokens N`). lmms-eval re-encodes every image as PNG
+  (its `LMMS_IMAGE_ENCODE_FORMAT`), tvr sends the files' bytes: the images are the same pixels.
+
 Benchmarks register with `register_exporter("lmms-eval", NAME, factory)` (tvr.core.hf_export's
 registry); the factory `(data, splits)` returns an `LmmsExport`. This module imports no
 benchmark and no lmms-eval.
@@ -64,6 +76,32 @@ class LmmsExport:
     tasks: list[LmmsTask] = field(default_factory=list)
 
 
+#: what the exported tasks set as `reasoning_tags` (lmms-eval's "disabled"): the raw reply
+REASONING_TAGS = "none"
+
+
+def tvr_request_flags(task: LmmsTask) -> str:
+    """The `tvr vlm run` flags that send lmms-eval's sampling fields for `task`."""
+    return f"--temperature 0 --max-tokens {task.max_new_tokens}"
+
+
+def messages_of(doc_to_visual: Any, doc_to_text: Any) -> Any:
+    """A `doc_to_messages` for lmms-eval: one user turn, the text then the images, as tvr's
+    `user_message` builds it."""
+
+    def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: Any = None) -> list:
+        text = doc_to_text(doc, lmms_eval_specific_kwargs)
+        images = [{"type": "image", "url": im} for im in doc_to_visual(doc)]
+        return [{"role": "user", "content": [{"type": "text", "text": text}, *images]}]
+
+    return doc_to_messages
+
+
+def messages_name(task: LmmsTask) -> str:
+    """utils.py's name of the task's doc_to_messages (doc_to_text_event -> doc_to_messages_event)."""
+    return "doc_to_messages" + task.doc_to_text.removeprefix("doc_to_text")
+
+
 def _functions(export: LmmsExport) -> list[str]:
     names: list[str] = []
     for task in export.tasks:
@@ -76,11 +114,15 @@ def _functions(export: LmmsExport) -> list[str]:
 def utils_source(export: LmmsExport) -> str:
     names = _functions(export)
     lines = "".join(f"    {n},\n" for n in names)
+    pairs = {messages_name(t): (t.doc_to_visual, t.doc_to_text) for t in export.tasks}
+    messages = "".join(f"{name} = messages_of({v}, {t})\n" for name, (v, t) in pairs.items())
     return (
         f'"""lmms-eval functions of the tvr {export.benchmark} tasks (written by `tvr export '
         f"lmms-eval`).\n\nThey are tvr's own: prompts rendered by tvr's templates, replies "
         f'scored by tvr\'s evaluators. Needs `tvr` importable (pip install tvr)."""\n\n'
-        f"from {export.module} import (  # noqa: F401\n{lines})\n"
+        f"from tvr.core.lmms_export import messages_of\n"
+        f"from {export.module} import (  # noqa: F401\n{lines})\n\n"
+        f"# the user turn tvr sends: the text, then the images\n{messages}"
     )
 
 
@@ -97,12 +139,15 @@ def task_yaml(task: LmmsTask, hf_folder: Path, group: str) -> str:
         **({"process_docs": f"FUNC utils.{task.process_docs}"} if task.process_docs else {}),
         "doc_to_visual": f"FUNC utils.{task.doc_to_visual}",
         "doc_to_text": f"FUNC utils.{task.doc_to_text}",
+        "doc_to_messages": f"FUNC utils.{messages_name(task)}",
         "doc_to_target": task.doc_to_target,
         "generation_kwargs": {
             "max_new_tokens": task.max_new_tokens,
             "temperature": 0,
             "do_sample": False,
         },
+        # the raw reply to tvr's parser (lmms-eval's default strips <think>/<analysis> blocks)
+        "reasoning_tags": REASONING_TAGS,
         "process_results": f"FUNC utils.{task.process_results}",
         "metric_list": [
             {
@@ -117,7 +162,11 @@ def task_yaml(task: LmmsTask, hf_folder: Path, group: str) -> str:
     text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
     # lmms-eval's `!function` tag (PyYAML cannot write a custom tag on a plain string)
     text = text.replace("FUNC utils.", "!function utils.")
-    head = "".join(f"# {line}\n" for line in task.note.splitlines()) if task.note else ""
+    note = (task.note + "\n" if task.note else "") + (
+        f"Sends what `tvr vlm run {tvr_request_flags(task)}` sends (lmms-eval always sends "
+        "temperature and max_tokens); replies are scored raw (reasoning_tags: none)."
+    )
+    head = "".join(f"# {line}\n" for line in note.splitlines())
     return head + text
 
 

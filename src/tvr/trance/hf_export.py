@@ -7,12 +7,13 @@ fin.L/C/R (each None where the set has no such image)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image
+from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image, licence_fields, made_by_tvr
 from tvr.trance.data.files import SAMPLES_IN_FOLDER, read_samples, samples_file, setting_of_data
 from tvr.trance.data.sample import image_name
 
@@ -139,6 +140,22 @@ def _split_files(data: Path, splits: tuple[str, ...] | None) -> list[tuple[str, 
     return found
 
 
+def _provenance(data: Path, files: list[tuple[str, Path]]) -> str:
+    """`trance-release` for the authors' data.jsonl (or lines in its format), `tvr` for a set
+    `tvr generate` made (its config.json), else `unknown`."""
+    first = files[0][1]
+    if first.name == "data.jsonl":
+        return "trance-release"
+    if made_by_tvr(data):
+        return "tvr"
+    try:
+        with first.open("rb") as f:
+            line = json.loads(f.readline() or b"{}")
+    except (OSError, ValueError):
+        return "unknown"
+    return "trance-release" if isinstance(line, dict) and "states" in line else "unknown"
+
+
 def export_trance(data: str | Path, splits: tuple[str, ...] | None = None) -> HfDataset:
     data = Path(data)
     files = _split_files(data, splits)
@@ -156,9 +173,7 @@ def export_trance(data: str | Path, splits: tuple[str, ...] | None = None) -> Hf
     return HfDataset(
         benchmark="trance",
         pretty_name=f"TRANCE ({setting.capitalize()})",
-        license="mit",
-        license_note="The generator and this export: MIT (tvr). The original TRANCE release: see "
-        "its authors' terms.",
+        **licence_fields(_provenance(data, files)),
         citation=CITATION,
         description=(
             f"TRANCE, setting **{setting}**: given the initial state (`init_C`, and the objects) "

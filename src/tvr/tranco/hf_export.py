@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image
+from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image, licence_fields
 from tvr.tranco.data.dataset import TrancoDataset, open_dataset
 
 CITATION = """@article{hong2023transformation,
@@ -49,10 +49,8 @@ def export_tranco(data: str | Path, splits: tuple[str, ...] | None = None) -> Hf
     return HfDataset(
         benchmark="tranco",
         pretty_name="TRANCO",
-        license="mit" if ds.source == "trance-clips" else "other",
-        license_name=None if ds.source == "trance-clips" else "coin-crosstask",
-        license_note="A TRANCE-clips testbed made by tvr: MIT. Sets built from COIN or CrossTask "
-        "videos: those datasets' terms (the frames are theirs).",
+        **licence_fields("tvr" if ds.source == "trance-clips" else
+                         "coin-crosstask" if ds.source in ("coin", "crosstask") else "unknown"),
         citation=CITATION,
         description="TRANCO: given the initial and final states of a process, choose and order "
         "the step clips that lead from one to the other. `clips` is the reference sequence, in "
@@ -64,5 +62,6 @@ def export_tranco(data: str | Path, splits: tuple[str, ...] | None = None) -> Hf
         scoring="```\ntvr tranco evaluate --data DATASET_FOLDER --split test "
         "--predictions preds.jsonl\n```",
         tables=tables,
+        task_categories=("visual-question-answering",),
         source=str(data),
     )

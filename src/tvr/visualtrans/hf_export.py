@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tvr.core.hf_export import HfDataset, Table, image
+from tvr.core.hf_export import HfDataset, Table, image, licence_fields
 from tvr.visualtrans.dataset import data_file, images_folder, load_dataset
 
 CITATION = """@article{ji2025visualtrans,
@@ -46,10 +46,7 @@ def export_visualtrans(data: str | Path, splits: tuple[str, ...] | None = None) 
     return HfDataset(
         benchmark="visualtrans",
         pretty_name="VisualTrans",
-        license="other",
-        license_name="visualtrans-release",
-        license_note="The items and images are the VisualTrans release's, under its authors' "
-        "terms; this export changes nothing but the container.",
+        **licence_fields("visualtrans-release"),
         citation=CITATION,
         description="VisualTrans: real-world visual transformation reasoning (spatial, procedural "
         "and quantitative questions on images of manipulation scenes). One row per item of "

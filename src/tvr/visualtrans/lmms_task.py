@@ -6,12 +6,16 @@ gives the item's images in order (sent after the text, as tvr sends them). `proc
 keeps the row (without images) and the reply; each aggregation rebuilds the items from the rows
 and scores them with `tvr visualtrans evaluate`'s scorer (`score_dataset`), so the numbers are
 its summary's: the `official` mode (the default of `tvr visualtrans evaluate`) and `normalized`.
-A reply is keyed by the item id, the first reply of an id counting for its duplicates (as tvr
-asks each distinct question once).
+Duplicates (the release has items with the same question and images, so the same id): asked
+once, as `tvr vlm run` asks each distinct id once, and scored once per item against each item's
+own label, as `tvr visualtrans evaluate` scores them. `process_docs` keeps the first row of each
+id and carries the others' fields (`duplicate_rows`, JSON), so lmms-eval sends tvr's requests and
+the aggregations still score every item of the file.
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -41,9 +45,26 @@ def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: Any = None) -> s
     return _template().render(fields)
 
 
+def process_docs(dataset: Any) -> Any:
+    """The first row of each id (asked once, as tvr asks), with the fields of the id's other
+    rows in `duplicate_rows` (a JSON list; scored with the same reply)."""
+    ids = dataset["id"]
+    first: dict[str, int] = {}
+    for k, i in enumerate(ids):
+        first.setdefault(i, k)
+    light = dataset.remove_columns([c for c in dataset.column_names if c not in ROW_FIELDS])
+    others: dict[str, list[dict[str, Any]]] = {}
+    for k, i in enumerate(ids):
+        if first[i] != k:
+            others.setdefault(i, []).append({f: light[k][f] for f in ROW_FIELDS})
+    kept = dataset.select(sorted(first.values())).flatten_indices()
+    return kept.add_column("duplicate_rows", [json.dumps(others.get(i, [])) for i in kept["id"]])
+
+
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     reply = results[0] if results else None
-    value = {"row": {k: doc.get(k) for k in ROW_FIELDS}, "reply": reply}
+    rows = [{k: doc.get(k) for k in ROW_FIELDS}, *json.loads(doc.get("duplicate_rows") or "[]")]
+    value = {"rows": rows, "reply": reply}
     return {m.name: value for m in METRICS}
 
 
@@ -58,7 +79,7 @@ def summary(values: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     from tvr.visualtrans.dataset import Dataset, Item
     from tvr.visualtrans.scoring import score_dataset
 
-    rows = sorted((v["row"] for v in values), key=lambda r: r["index"])
+    rows = sorted((r for v in values for r in v["rows"]), key=lambda r: r["index"])
     items = [
         Item(index=r["index"], id=r["id"], task_type=r["task_type"], scene=r["scene"],
              images=tuple(r["image_paths"]), question=r["question"], label=r["label"],
@@ -66,8 +87,8 @@ def summary(values: list[dict[str, Any]], mode: str) -> dict[str, Any]:
         for r in rows
     ]  # fmt: skip
     records: dict[str, dict[str, Any]] = {}
-    for v in sorted(values, key=lambda v: v["row"]["index"]):
-        records.setdefault(v["row"]["id"], {"id": v["row"]["id"], **_record(v["reply"])})
+    for v in sorted(values, key=lambda v: v["rows"][0]["index"]):
+        records.setdefault(v["rows"][0]["id"], {"id": v["rows"][0]["id"], **_record(v["reply"])})
     return score_dataset(Dataset(Path("lmms-eval"), items), records, mode).summary()
 
 
@@ -110,6 +131,7 @@ def export_lmms(data: str | Path, splits: tuple[str, ...] | None = None) -> Lmms
     from tvr.visualtrans.hf_export import export_visualtrans
 
     task = LmmsTask("tvr_visualtrans", "default", "test", METRICS, max_new_tokens=4096,
+                    process_docs="process_docs",
                     note="VisualTrans, scored by tvr visualtrans evaluate (percent).")  # fmt: skip
     return LmmsExport("visualtrans", __name__, "tvr_visualtrans_group",
                       export_visualtrans(data, splits), [task])  # fmt: skip

@@ -172,7 +172,8 @@ def load_replies(
     """Records by item id from a `tvr vlm run` results file or from the official runner's
     output, and the numbers of the lines that could not be read: the first such line is an
     InputError unless `lenient` (then its item counts as missing, that is wrong)."""
-    results = read_results(path, missing_ok=False, adopt=adopt_official_line, strict=not lenient)
+    results = read_results(path, missing_ok=False, adopt=adopt_official_line, strict=not lenient,
+                           payload="reply")  # fmt: skip
     if not results.lines:
         raise InputError(path, None, None, "no results (the file is empty)")
     return results.records, results.unreadable_lines

@@ -46,6 +46,7 @@ def read_results(
     missing_ok: bool = True,
     adopt: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
     strict: bool = False,
+    payload: str | None = None,
 ) -> ResultsFile:
     """Read a results file; a missing file is empty unless `missing_ok` is False.
 
@@ -53,7 +54,10 @@ def read_results(
     Lines are parsed as every tvr reader parses JSON (`tvr.core.jsonl.parse_json`). A line that
     is not a record (torn, not JSON, not an object with a string `id`) is counted in
     `unreadable_lines`, or with `strict` raises an InputError naming the line and field (what
-    scoring does by default; a resumed run skips such lines and asks again).
+    scoring does by default; a resumed run skips such lines and asks again). `payload`, if
+    given, is a field every record must hold (`reply`: null for a failed request, as `tvr vlm
+    run` writes it); a record without it is not a record either (a scorer would otherwise count
+    a line that is not a result as a failed request, silently).
     """
     path = Path(path)
     out = ResultsFile(path)
@@ -76,6 +80,9 @@ def read_results(
                 if not isinstance(record.get("id"), str):
                     got = "missing" if "id" not in record else f"got {quote(record['id'])}"
                     raise InputError(path, lineno, "id", f"expected a string ({got})")
+                if payload is not None and payload not in record:
+                    raise InputError(path, lineno, payload, "missing (a result line holds the "
+                                     f"model's {payload}, null for a failed request)")  # fmt: skip
             except InputError:
                 if strict:
                     raise

@@ -25,6 +25,7 @@ from typing import Any
 
 from tvr.core.errors import UserError
 from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
+from tvr.core.overlap import require_overlap
 from tvr.vtt.data.predictions import Prediction, read_predictions
 from tvr.vtt.data.records import VttRecord, read_records
 from tvr.vtt.metrics.breakdown import breakdown
@@ -114,10 +115,8 @@ def evaluate(
     counts = aligned.counts
     if not aligned.split_samples:
         raise UserError(f"{records_path}: no {split} samples")
-    matched = len(predictions) - counts["unknown_predictions"] - counts["other_split_predictions"]
-    if matched == 0:
-        what = f"none of its {len(predictions)} ids is" if predictions else "no predictions, so none is"
-        raise UserError(f"{predictions_path}: {what} a {split} sample of {records_path}")
+    require_overlap(predictions_path, predictions, (r.id for r in records if r.split == split),
+                    records_path, "sample", split, {r.id: r.split for r in records})  # fmt: skip
     metrics = score_descriptions(aligned.hypotheses, aligned.references, options, progress)
     summary = summarize(
         records_path, predictions_path, split, counts, metrics,

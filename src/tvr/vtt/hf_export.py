@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image
+from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image, licence_fields
 from tvr.vtt.data.records import VttRecord, read_records
 from tvr.vtt.layout import records_file, states_folder
 
@@ -40,6 +40,15 @@ def _rows(records: list[VttRecord], states: Path, split: str) -> Iterator[dict[s
                "states": [image(states / n) for n in r.state_names()]}  # fmt: skip
 
 
+def _provenance(records: list) -> str:
+    """`tvr` for a testbed tvr made (every record's `ori` trance), `vtt-release` for records of
+    COIN and CrossTask (`ori` coin or cross), else (a mix, another ori) `unknown`."""
+    origins = {r.ori for r in records}
+    if origins == {"trance"}:
+        return "tvr"
+    return "vtt-release" if origins and origins <= {"coin", "cross"} else "unknown"
+
+
 def export_vtt(data: str | Path, splits: tuple[str, ...] | None = None) -> HfDataset:
     path = records_file(data)
     records = read_records(path)
@@ -53,10 +62,7 @@ def export_vtt(data: str | Path, splits: tuple[str, ...] | None = None) -> HfDat
     return HfDataset(
         benchmark="vtt",
         pretty_name="VTT: Visual Transformation Telling",
-        license="other",
-        license_name="vtt-release",
-        license_note="Records from COIN and CrossTask videos: those datasets' and the VTT "
-        "release's terms. A TRANCE text testbed made by tvr (`ori` trance): MIT.",
+        **licence_fields(_provenance(records)),
         citation=CITATION,
         description="VTT: given N + 1 states of a process (`states`, images in order), describe "
         "the N transformations between adjacent states (`transformations`, the references).",

@@ -47,10 +47,18 @@ def _template() -> Any:
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
-    """The event strip of the row's N + 1 states (one image)."""
-    from tvr.vtt.strip import strip_of
+    """The event strip of the row's N + 1 states (one image): the JPEG `tvr vlm run` sends,
+    decoded, so lmms-eval (which re-encodes it as PNG) sends the same pixels."""
+    import io
 
-    return [strip_of([im.convert("RGB") for im in doc["states"]])]
+    from PIL import Image
+
+    from tvr.vtt.strip import JPEG_QUALITY, strip_of
+
+    out = io.BytesIO()
+    strip_of([im.convert("RGB") for im in doc["states"]]).save(out, format="JPEG",
+                                                               quality=JPEG_QUALITY)  # fmt: skip
+    return [Image.open(io.BytesIO(out.getvalue())).convert("RGB")]
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: Any = None) -> str:

@@ -72,8 +72,20 @@ def table_lines(score: Score, chance: dict[str, Any], label: str) -> list[str]:
     lines = [
         f"{data['questions']} questions of {data['videos']} videos; accuracy %, multiple-choice "
         "types per option / per question",
-        line(header),
     ]
+    m = data["missing"]
+    lines.append(
+        f"missing (counted wrong): {m['videos']} videos, {m['questions']} questions, "
+        f"{m['options']} options; {data['wrong_kind']} answers of the wrong kind; "
+        f"{data['error_options']} options answered 'error'"
+    )
+    ig = data["ignored"]
+    if any(ig.values()):
+        lines.append(
+            f"ignored (not in the question file): {ig['videos']} videos, {ig['questions']} "
+            f"questions, {ig['options']} options"
+        )
+    lines.append(line(header))
     lines += [line(r) for r in rows]
     subs = data["descriptive"]["subtypes"]
     order = [s for s in DESCRIPTIVE_SUBTYPES if s in subs] + sorted(
@@ -87,17 +99,5 @@ def table_lines(score: Score, chance: dict[str, Any], label: str) -> list[str]:
         lines.append(
             f"all multiple choice: {100 * mc['per_option']['accuracy']:.1f} per option, "
             f"{100 * mc['per_question']['accuracy']:.1f} per question"
-        )
-    m = data["missing"]
-    lines.append(
-        f"missing (counted wrong): {m['videos']} videos, {m['questions']} questions, "
-        f"{m['options']} options; {data['wrong_kind']} answers of the wrong kind; "
-        f"{data['error_options']} options answered 'error'"
-    )
-    ig = data["ignored"]
-    if any(ig.values()):
-        lines.append(
-            f"ignored (not in the question file): {ig['videos']} videos, {ig['questions']} "
-            f"questions, {ig['options']} options"
         )
     return lines

@@ -30,11 +30,14 @@ from tvr.vtt.metrics.bertscore import (
     offline_setting,
     paper_setting,
 )
-from tvr.vtt.metrics.bleu import bleu4
+from tvr.vtt.metrics.bleu import bleu4, bleu4_standard
 from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l, start_meteor
 from tvr.vtt.metrics.spice import UNAVAILABLE, corenlp_jars, spice
 from tvr.vtt.metrics.text import clip_words, ptb_tokenize
 from tvr.vtt.paper import METRICS
+
+#: the key of BLEU-4 in the standard convention (`BLEU_4` is the paper's, Table 2's column)
+STANDARD_BLEU = "BLEU_4_standard"
 
 #: descriptions per call of a per-description metric (one progress step; each description's
 #: score does not depend on the others, so the chunks change nothing but the bar)
@@ -73,7 +76,8 @@ def score_descriptions(
     options: MetricOptions | None = None,
     progress: bool = False,
 ) -> dict[str, MetricScores]:
-    """Every metric of Table 2 for hypotheses[i] against references[i], in paper.METRICS order.
+    """Every metric of Table 2 for hypotheses[i] against references[i], in paper.METRICS order,
+    then BLEU-4 in the standard convention (`STANDARD_BLEU`, at most 100).
     CIDEr-D's document frequencies come from all of `references`: pass a whole split.
     `progress`: a bar on stderr for each step (tokenising, then each metric)."""
     options = options or MetricOptions()
@@ -97,7 +101,16 @@ def score_descriptions(
     bleu = _steps(bleu4, hyps, refs, "BLEU-4", progress)
     found["BLEU_4"] = MetricScores("BLEU_4", _x100(bleu), {
         "available": True,
-        "setting": f"NLTK {_version('nltk')} sentence_bleu, smoothing method 7, on PTB tokens",
+        "setting": f"NLTK {_version('nltk')} sentence_bleu, smoothing method 7, on PTB tokens "
+                   "(the paper's convention: a perfect description of 5+ words scores 111.67)",
+        "convention": "paper",
+    })  # fmt: skip
+    standard = _steps(bleu4_standard, hyps, refs, "BLEU-4 (standard)", progress)
+    found[STANDARD_BLEU] = MetricScores(STANDARD_BLEU, _x100(standard), {
+        "available": True,
+        "setting": f"NLTK {_version('nltk')} sentence_bleu, smoothing method 3 (sacreBLEU's "
+                   "sentence default), on PTB tokens: never above 100",
+        "convention": "standard",
     })  # fmt: skip
     rouge = _steps(rouge_l, hyps, refs, "ROUGE-L", progress)
     found["ROUGE_L"] = MetricScores("ROUGE_L", _x100(rouge), {
@@ -120,7 +133,7 @@ def score_descriptions(
         "setting": "coco-caption METEOR 1.5 (-l en -norm), per-description (segment) scores, "
                    "on PTB tokens",
     })  # fmt: skip
-    return {name: found[name] for name in METRICS}
+    return {name: found[name] for name in (*METRICS, STANDARD_BLEU)}
 
 
 def _steps(
