@@ -52,7 +52,9 @@ def test_a_failed_export_leaves_nothing_and_the_rerun_works(fmt, samples, tmp_pa
     first = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
     assert _export(fmt, torn, out, capsys)[0] == 0  # the same inputs again: idempotent
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == first
-    assert _names(tmp_path) == ["out", "torn.jsonl"]
+    # hf keeps its record of inputs beside the folder it uploads as it is
+    beside = [".out.tvr-inputs.json"] if fmt == "hf" else []
+    assert _names(tmp_path) == [*beside, "out", "torn.jsonl"]
 
 
 def test_an_interrupted_export_leaves_the_former_one(samples, tmp_path, capsys, monkeypatch):
@@ -78,7 +80,7 @@ def test_an_interrupted_export_leaves_the_former_one(samples, tmp_path, capsys, 
     calls["n"] = 0
     monkeypatch.setattr(trance_export, "image", interrupt)
     assert _export("hf", samples, out, capsys)[0] == 130
-    assert (out / "README.md").read_text() == before and _names(tmp_path) == ["out"]
+    assert (out / "README.md").read_text() == before and _names(tmp_path) == [".out.tvr-inputs.json", "out"]
 
 
 def test_the_empty_folders_of_an_older_failed_export_do_not_block(samples, tmp_path, capsys):
@@ -101,3 +103,21 @@ def test_samples_without_images_name_the_null_columns(samples, tmp_path, capsys)
     assert status == 0
     assert "event/test: no image files found" in err
     assert "init_C, fin_L, fin_C, fin_R are null in every row" in err
+
+
+def test_the_hf_folder_holds_no_local_paths(tmp_path, capsys):
+    """The record of inputs (absolute paths) stays beside the folder a user uploads (issue 42)."""
+    from tvr.cli import main
+
+    assert main(["sample", "--out", str(tmp_path / "s"), "--num", "6", "--quiet"]) == 0
+    out = tmp_path / "hf"
+    argv = ["export", "hf", "--benchmark", "trance", "--data", str(tmp_path / "s"), "--out",
+            str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    assert main(argv) == 0  # the same inputs again: idempotent, through the record beside it
+    capsys.readouterr()
+    inside = [p for p in out.rglob("*") if p.is_file()]
+    assert not [p for p in inside if p.name.startswith(".")], inside
+    assert not [p for p in inside if str(tmp_path) in p.read_bytes().decode("latin-1")
+                and p.suffix != ".parquet"], inside  # fmt: skip
+    assert (tmp_path / ".hf.tvr-inputs.json").is_file()

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         record = _check_output_inputs(args)
         status = _run_guarded(args)
         if record is not None and status == 0:
-            write_output_record(args.out, record)
+            write_output_record(args.out, record, getattr(args, "_record_beside", False))
         return status
     except UserError as err:
         print(f"{_prog(args)}: error: {clip(str(err))}{_lenient_hint(err, args)}",
@@ -186,7 +186,8 @@ def _check_output_inputs(args: argparse.Namespace) -> dict[str, Any] | None:
     if not getattr(args, "_guard_out", False) or getattr(args, "out", None) is None:
         return None
     record = output_record(args)
-    check_output_inputs(args.out, record, args.overwrite)
+    check_output_inputs(args.out, record, args.overwrite,
+                        beside=getattr(args, "_record_beside", False))  # fmt: skip
     return record
 
 

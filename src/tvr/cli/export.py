@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _folder_options(p, BENCHMARKS, "the benchmark's data, as its own commands read it (a dataset "
                     "folder or its reference file)", "the folder to write")  # fmt: skip
-    p.set_defaults(func=run_hf)
+    # the folder is uploaded as it is: its record of local paths stays beside it
+    p.set_defaults(func=run_hf, _record_beside=True)
 
     p = sub.add_parser(
         "lmms-eval",

@@ -338,7 +338,7 @@ def dataset_card(
         f"# {dataset.pretty_name}\n\n"
         f"{dataset.description.strip()}\n\n"
         f"Exported by `tvr export hf --benchmark {dataset.benchmark}`"
-        + (f" from `{dataset.source}`" if dataset.source else "")
+        + (f" from `{Path(dataset.source).name}`" if dataset.source else "")  # no local path
         + ". No loading script: `datasets.load_dataset(FOLDER, CONFIG)` reads the Parquet "
         "shards (and videos) of this folder as they are, offline.\n\n"
         "| config | split | rows |\n|---|---|---|\n"

@@ -47,15 +47,24 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def record_path(out: str | Path, beside: bool = False) -> Path:
+    """Where folder `out` keeps its record: OUT/.tvr-inputs.json, or beside it
+    (.OUT.tvr-inputs.json) for a folder meant to be uploaded as it is (`tvr export hf`), since the
+    record holds absolute local paths."""
+    out = Path(out)
+    return out.parent / f".{out.name}{RECORD_FILE}" if beside else out / RECORD_FILE
+
+
 def check_output_inputs(
-    out: str | Path, record: dict[str, Any], overwrite: bool, option: str = "--out"
+    out: str | Path, record: dict[str, Any], overwrite: bool, option: str = "--out",
+    beside: bool = False,
 ) -> None:
     """A UserError if folder `out` holds results of other inputs than `record` (or files tvr did
     not record) and `overwrite` is false; nothing to say for a missing or empty folder."""
     out = Path(out)
     if overwrite or not out.is_dir():
         return
-    saved = _read_record(out / RECORD_FILE)
+    saved = _read_record(record_path(out, beside))
     if saved is None:
         if any(not p.name.startswith(".") and not _empty_tree(p) for p in out.iterdir()):
             raise UserError(f"{option} {out}: the folder holds files of another command; give "
@@ -75,11 +84,11 @@ def check_output_inputs(
                     "--overwrite to replace them")  # fmt: skip
 
 
-def write_output_record(out: str | Path, record: dict[str, Any]) -> None:
-    """Remember `record` in folder `out` (after the command wrote its results there)."""
+def write_output_record(out: str | Path, record: dict[str, Any], beside: bool = False) -> None:
+    """Remember `record` for folder `out` (after the command wrote its results there)."""
     out = Path(out)
     if out.is_dir():
-        write_json(out / RECORD_FILE, record)
+        write_json(record_path(out, beside), record)
 
 
 def _empty_tree(path: Path) -> bool:
