@@ -173,8 +173,9 @@ def test_family_table_covers_the_six_subtasks():
 
 
 def test_relative_questions_have_one_object_that_fits():
-    """"The object originally to the left of X" names one object only: with X further right,
-    several objects fit, each in its own layer, and the question has more than one right answer."""
+    """A relative question ("the object originally to the left of X") names one object only:
+    with X further right, several objects fit, each in its own layer, and the question has more
+    than one right answer."""
     import re
 
     names = ["red block", "blue block", "green block", "yellow block", "white block"]
