@@ -132,10 +132,12 @@ def test_two_builds_into_one_folder_one_is_refused(testbed_copy, tmp_path):
 
 def _files(out: Path) -> dict[str, bytes]:
     keep = ("frames/episodes.jsonl", "filter/verdicts.jsonl", "annotate/metadata.jsonl",
-            "questions/VisualTrans.json", "questions/families.jsonl", "export/VisualTrans.json")  # fmt: skip
+            "questions/VisualTrans.json", "questions/families.jsonl", "export/VisualTrans.json",
+            "export/families.jsonl")  # fmt: skip
     out_files = {k: (out / k).read_bytes() for k in keep if (out / k).is_file()}
-    for p in sorted((out / "frames" / "images").rglob("*.jpg")):
-        out_files[str(p.relative_to(out))] = p.read_bytes()
+    for stage in ("frames", "questions", "export"):
+        for p in sorted((out / stage / "images").rglob("*.jpg")):
+            out_files[str(p.relative_to(out))] = p.read_bytes()
     return out_files
 
 
@@ -288,5 +290,62 @@ def test_kill_9_during_a_model_stage_then_resume(stage, tiny_testbed, whole_buil
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (out / stage / "report.json").exists()
+    build(tiny_testbed, out)
+    assert _files(out) == _files(whole_build)
+
+
+KILLED_AT_STAGE = """
+import sys, time
+from pathlib import Path
+stage = sys.argv[3]
+import tvr.visualtrans.data.build.frames as frames
+import tvr.visualtrans.data.build.questions as questions
+extract, link = frames.FramesWorker.extract, questions._link_or_copy
+def slow_extract(self, ep):
+    time.sleep(0.3)
+    return extract(self, ep)
+def slow_link(src, dst):
+    if Path(dst).is_relative_to(Path(sys.argv[2]) / stage):
+        time.sleep(0.1)
+    return link(src, dst)
+if stage == "frames":
+    frames.FramesWorker.extract = slow_extract
+questions._link_or_copy = slow_link
+from tvr.visualtrans.data.build import run_build
+from tvr.visualtrans.data.build.config import BuildConfig
+tb = sys.argv[1]
+run_build(BuildConfig(input=tb + "/episodes", image_size=48, annotator="scripted",
+                      truth=tb + "/truth.jsonl"), sys.argv[2], say=print)
+"""
+
+
+@pytest.mark.parametrize("stage", ["frames", "questions", "export"])
+def test_kill_9_during_a_writing_stage_then_resume(stage, tiny_testbed, whole_build, tmp_path):
+    """A real SIGKILL once the stage's first output is on disk (frames: a finished episode's
+    shard; questions and export: an image of the set, before its VisualTrans.json); the rerun
+    gives the same files as the build that was never killed."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_AT_STAGE, str(tiny_testbed), str(out),
+                             stage], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    first = out / stage / ("shards" if stage == "frames" else "images")
+    pattern = "*.json" if stage == "frames" else "*.jpg"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if first.is_dir() and any(first.rglob(pattern)):
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the build ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / stage / "report.json").exists()
+    if stage != "frames":  # killed before the set's file: the stage's outputs are partial
+        assert not (out / stage / "VisualTrans.json").exists()
     build(tiny_testbed, out)
     assert _files(out) == _files(whole_build)

@@ -170,3 +170,41 @@ def test_family_table_covers_the_six_subtasks():
     assert {f.task_type for f in FAMILIES} == {"spatial_fine_grained", "spatial_global",
                                               "procedural_interm", "procedural_causal",
                                               "procedural_plan", "count"}  # fmt: skip
+
+
+def test_relative_questions_have_one_object_that_fits():
+    """A relative question ("the object originally to the left of X") names one object only:
+    with X further right, several objects fit, each in its own layer, and the question has more
+    than one right answer."""
+    import re
+
+    names = ["red block", "blue block", "green block", "yellow block", "white block"]
+    views = [view("build_unstack_lego", n, {
+        "direction": "stack", "objects": names[:k], "spread_order": names[:k],
+        "closest": names[0], "stack": list(reversed(names[:k])),
+        "steps": [{"object": names[k - 1], "onto": "surface"}]
+        + [{"object": names[j], "onto": names[j + 1]} for j in range(k - 2, -1, -1)]})
+        for n, k in enumerate((2, 3, 4, 5))]  # fmt: skip
+    d = drafts_of(views, seed=0)
+    seen = 0
+    for family in ("fine.layer_relative", "fine.set_relative"):
+        for draft in d[family]:
+            meta = next(v.meta for v in views if v.episode == draft.episode)
+            side, ref = re.search(r"originally to the (left|right) of (.+?)(?: move to\?|,)",
+                                  draft.stem).groups()  # fmt: skip
+            i = meta.spread_order.index(ref)
+            fits = meta.spread_order[:i] if side == "left" else meta.spread_order[i + 1 :]
+            # every object that fits is an answer of its own: one layer, or one set above/below
+            answers_of_fits = set()
+            for obj in fits:
+                j = meta.stack.index(obj)
+                if family == "fine.layer_relative":
+                    answers_of_fits.add(f"Layer {j + 1} (from the bottom)")
+                else:
+                    where = "above" if " above the object" in draft.stem else "below"
+                    names_ = meta.stack[j + 1 :] if where == "above" else meta.stack[:j]
+                    answers_of_fits.add(", ".join(names_))
+            assert len(fits) == 1, (family, draft.stem[:120], fits)
+            assert answers_of_fits == {draft.answer}
+            seen += 1
+    assert seen >= 8

@@ -62,3 +62,18 @@ def test_filter_verdict():
     with pytest.raises(ValueError, match=r"^usable: "):
         parse_verdict(REQ, '{"usable": "perhaps"}')
     assert parse_reply_json('```\n{"a": 1}\n```') == {"a": 1}
+
+
+@pytest.mark.parametrize(("meta", "reason"), [
+    ('"plate_before": ["plum"], "plate_after": [], "basket_before": [], "basket_after": []',
+     r"'plum' is taken from the plate or the basket and placed nowhere"),
+    ('"plate_before": ["plum"], "plate_after": ["plum"], "basket_before": [], '
+     '"basket_after": ["plum"]', r"'plum' is both on the plate and in the basket after"),
+])  # fmt: skip
+def test_food_metadata_that_contradicts_itself_is_invalid(meta, reason):
+    req = EpisodeRequest("pick_place_food_0", "pick_place_food", ())
+    with pytest.raises(ValueError, match=reason):
+        parse_metadata(req, "{" + meta + "}")
+    ok = parse_metadata(req, '{"plate_before": ["plum"], "plate_after": [], "basket_before": [], '
+                             '"basket_after": ["plum"]}')  # fmt: skip
+    assert ok.basket_after == ["plum"]

@@ -51,13 +51,14 @@ def wrong_metadata(meta: dict[str, Any]) -> dict[str, Any]:
         gained_plate = len(set(m["plate_after"]) - set(m["plate_before"]))
         gained_basket = len(set(m["basket_after"]) - set(m["basket_before"]))
         side = "basket" if gained_basket > gained_plate else "plate"
+        other = "plate" if side == "basket" else "basket"
         new = [n for n in m[f"{side}_after"] if n not in m[f"{side}_before"]]
-        if len(new) > 1:
+        # still every item in one place (schemas.FoodMeta): an item seen on the wrong side
+        if len(new) > 1:  # one moved item fewer than truly
             m[f"{side}_after"].remove(new[0])
-        else:  # one more item than truly moved
-            extra = next((n for n in m[f"{'basket' if side == 'plate' else 'plate'}_after"]), None)
-            if extra is not None:
-                m[f"{side}_after"].append(extra)
+            m[f"{other}_after"].append(new[0])
+        elif m[f"{other}_after"]:  # one more item than truly moved
+            m[f"{side}_after"].append(m[f"{other}_after"].pop(0))
     elif "groups_after" in m:
         m["groups_after"] += 1
     return m

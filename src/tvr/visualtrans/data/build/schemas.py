@@ -148,6 +148,22 @@ class FoodMeta(_Meta):
     basket_before: list[str]
     basket_after: list[str]
 
+    @model_validator(mode="after")
+    def _consistent(self) -> FoodMeta:
+        """An item is in one place at a time, and one taken from the plate or the basket is
+        put somewhere (the scene moves food between the two)."""
+        for when, plate, basket in (("before", self.plate_before, self.basket_before),
+                                    ("after", self.plate_after, self.basket_after)):  # fmt: skip
+            both = [n for n in plate if n in basket]
+            if both:
+                raise ValueError(f"{both[0]!r} is both on the plate and in the basket {when}")
+        placed = set(self.plate_after) | set(self.basket_after)
+        lost = [n for n in [*self.plate_before, *self.basket_before] if n not in placed]
+        if lost:
+            raise ValueError(f"{lost[0]!r} is taken from the plate or the basket and placed "
+                             "nowhere (neither in plate_after nor in basket_after)")  # fmt: skip
+        return self
+
 
 class BeadsMeta(_Meta):
     family: Literal["beads"] = "beads"

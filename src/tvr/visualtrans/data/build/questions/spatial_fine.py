@@ -10,8 +10,6 @@ scene's objects in a seeded order; a set answer lists the objects bottom to top.
 
 from __future__ import annotations
 
-import itertools
-
 from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family, shuffled
 
 ABSOLUTE = {"leftmost": "leftmost", "rightmost": "rightmost", "closest": "closest-to-camera"}
@@ -30,13 +28,15 @@ def absolute_objects(meta) -> list[tuple[str, str]]:
 
 
 def relative_objects(meta) -> list[tuple[str, str]]:
-    """(relation, object): e.g. ("to the left of red block", the object left of it)."""
-    out = []
+    """(relation, object): e.g. ("to the left of blue block", the object left of it), in the
+    release's words, for the reference objects that leave one object on that side only: "to the
+    left of" the second object of the spread order (only the first is left of it) and "to the
+    right of" the last but one. "To the left of" the third object would fit two objects, each
+    with its own layer: a question with two correct answers."""
     order = meta.spread_order
-    for a, b in itertools.pairwise(order):
-        out.append((f"to the left of {b}", a))
-        out.append((f"to the right of {a}", b))
-    return out
+    if len(order) < 2:
+        return []
+    return [(f"to the left of {order[1]}", order[0]), (f"to the right of {order[-2]}", order[-1])]
 
 
 def layers(meta) -> tuple[str, ...]:
