@@ -1,8 +1,7 @@
 """tvr: transformation-driven visual reasoning: five benchmarks' data, models and evaluation."""
 
-from tvr import _gym, _moved
+from tvr import _gym
 
 __version__ = "0.1.0"
 
-_moved.install()
 _gym.install()

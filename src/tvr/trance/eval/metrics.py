@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from tvr._moved import forwarding_getattr
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.trance.data.sample import Sample
@@ -588,7 +587,3 @@ def evaluate_steps(
         )
     pred = PredictionTable(objs, values, np.ones(1, dtype=bool), {}, [], more, len(more.rows))
     return details(ref, pred, score(ref, pred))[0]
-
-
-# order_sensitive_batch moved to the simulator; it resolves here for one release
-__getattr__ = forwarding_getattr(__name__, "tvr.trance.metrics", "tvr.trance.world.simulator")
