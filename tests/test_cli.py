@@ -391,7 +391,7 @@ def test_json_on_every_scoring_command(tmp_path, capsys):
     replies.write_text("".join(json.dumps({"id": it.id, "reply": "<answer>A</answer>",
                                            "error": None}) + "\n"
                                for it in load_dataset(data).items))  # fmt: skip
-    assert main(["visualtrans", "score", "--data", str(data), "--results", str(replies),
+    assert main(["visualtrans", "evaluate", "--data", str(data), "--predictions", str(replies),
                  "--out", str(tmp_path / "score"), "--json"]) == 0  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads((tmp_path / "score" / "summary.json").read_text())

@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from tvr.clevrer.data.layout import questions_file
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_data_option,
     add_lenient_option,
     add_overwrite_option,
     lenient_problems,
     lenient_summary,
     non_negative_int,
-    note_renamed,
     positive_int,
     print_lenient_note,
-    renamed,
     split_shares,
     split_sizes_option,
 )
@@ -59,8 +55,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    metavar="train=N val=N test=N",
                    help="sizes of the splits, in index order: video counts that add up to --num, "
                    "or shares that add up to 1 (default train=0.5 val=0.25 test=0.25)")
-    p.add_argument("--splits", type=float, nargs=3, dest="_old_splits", help=argparse.SUPPRESS)
-    note_renamed(p, "--splits TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-dynamics", action="store_true",
                    help="skip the ground-truth dynamics files (about 0.5 MB a video)")
     p.add_argument("--no-masks", action="store_true", help="skip the per-frame mask files")
@@ -102,7 +96,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="collisions as the files list them (default) or proposed from the motion "
                    "as the released executor's no-event mode does")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--questions", "--data")
     p.set_defaults(func=execute_command)
 
     p = sub.add_parser(
@@ -124,7 +117,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_lenient_option(p, "video entry of the answer file")
     add_overwrite_option(p, "an evaluation")
-    renamed(p, "--questions", "--data")
     p.set_defaults(func=evaluate_command)
 
     p = sub.add_parser(
@@ -136,15 +128,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with probability 1/2. frequent: the most frequent answer of the --train questions of "
         "the same sub-type or type.",
     )
-    p.add_argument("kind", nargs="?", choices=("random", "frequent"), metavar="KIND",
+    p.add_argument("kind", choices=("random", "frequent"), metavar="KIND",
                    help="random or frequent")
     add_data_option(p, "question file to answer, or a set's folder (its --split)")
     p.add_argument("--split", default="test", help="train, val or test (default test)")
     p.add_argument("--train", type=Path, help="training question file (for frequent)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of random")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
-    renamed(p, "--questions", "--data")
-    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)
@@ -208,11 +198,6 @@ def generate_command(args: argparse.Namespace) -> int:
     from tvr.clevrer.dataset.generate import generate
 
     splits = split_shares(args.split_sizes, args.num)
-    if args._old_splits is not None:
-        print("tvr clevrer generate: --splits TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        splits = tuple(args._old_splits)
     config = GenerateConfig(
         num=args.num, seed=args.seed, shard_size=args.shard_size, splits=splits,
         backend=args.backend, preset=args.preset, dynamics=not args.no_dynamics,

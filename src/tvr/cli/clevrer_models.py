@@ -9,20 +9,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_run_options,
     devices_option,
-    note_renamed,
     positive_float,
     positive_int,
-    renamed,
     size_option,
 )
 from tvr.core.errors import UserError
@@ -43,7 +39,6 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=positive_float)
     add_run_options(p, "runs/clevrer", "the model's name")
     _progress_options(p)
-    renamed(p, "--num-workers", "--workers")
 
 
 #: flags shared by every model -> config field
@@ -87,7 +82,6 @@ def _baseline_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frames", type=positive_int, help="frames per video (default 8)")
     p.add_argument("--image-size", dest="frame_size", type=size_option,
                    help="WIDTHxHEIGHT of the frames (default 96x64)")  # fmt: skip
-    renamed(p, "--frame-size", "--image-size")
     p.add_argument(
         "--cnn", choices=("resnet18", "resnet50", "small"), help="frame CNN (default small)"
     )
@@ -198,19 +192,8 @@ _FLAG_OF = {"num_workers": "--workers"}
 
 
 def _progress_options(p: argparse.ArgumentParser) -> None:
-    """--quiet (no progress bar; by default Lightning's bar shows beside the epoch lines), and
-    the former --progress-bar, now the default."""
+    """--quiet (no progress bar; by default Lightning's bar shows beside the epoch lines)."""
     p.add_argument("--quiet", action="store_true", help="no progress bar (the epoch lines stay)")
-    p.add_argument("--progress-bar", action=_NowDefault, nargs=0, help=argparse.SUPPRESS)
-    note_renamed(p, "--progress-bar", "the default (--quiet turns it off)")
-
-
-class _NowDefault(argparse.Action):
-    """A former opt-in flag whose behaviour is the default now: one line on stderr, no effect."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        print(f"{parser.prog}: {option_string} is the default now (--quiet turns it off); the "
-              f"flag goes in tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
 
 
 def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser], None]:
@@ -243,8 +226,6 @@ def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser]
                     default=argparse.SUPPRESS,
                     help=f"{shown}default {f.default if f.default is not dataclasses.MISSING else '-'}",
                 )
-        if "--workers" in p._option_string_actions:
-            renamed(p, "--num-workers", "--workers")
 
     return options
 

@@ -8,13 +8,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     devices_option,
     non_negative_int,
-    note_renamed,
     positive_float,
     positive_int,
-    renamed,
     size_option,
     split_counts_option,
 )
@@ -80,32 +77,15 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-class _DataOption(argparse.Action):
-    """--data DIR; before tvr 0.2 --data named the source ("trance", "synthetic"): such a value
-    (that is not a folder) still sets --source, with one line saying so."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        if values in DATA_SOURCES and not Path(values).exists():
-            print(f"{parser.prog}: --data {values} is now --source {values} (--data is the "
-                  f"folder, formerly --data-root); the old form works until tvr {RENAMED_UNTIL}",
-                  file=sys.stderr)  # fmt: skip
-            namespace.source = values
-        else:
-            namespace.data = values
-
-
 def add_source_options(p: argparse.ArgumentParser, what: str) -> None:
-    """--data DIR and --source NAME of `tvr train` and `tvr predict` (--data-root kept as the
-    old name of --data)."""
-    p.add_argument("--data", action=_DataOption, metavar="DIR", help=what)
+    """--data DIR and --source NAME of `tvr train` and `tvr predict`."""
+    p.add_argument("--data", metavar="DIR", help=what)
     p.add_argument(
         "--source",
         choices=tuple(DATA_SOURCES),
         help="the dataset source; "
         + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items()),
     )
-    renamed(p, "--data-root", "--data")
-    note_renamed(p, "--data SOURCE", "--source SOURCE")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -224,8 +204,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rl-samples", type=positive_int, help="sequences sampled per sample (default 4)"
     )
     rl.add_argument("--rl-baseline", choices=("mean", "greedy", "none"))
-    renamed(p, "--synthetic-sizes", "--split-sizes")
-    renamed(p, "--num-workers", "--workers")
     p.set_defaults(func=run)
 
 

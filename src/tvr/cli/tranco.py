@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_compare_options,
     add_data_option,
     add_lenient_option,
@@ -18,13 +16,9 @@ from tvr.cli._common import (
     lenient_problems,
     lenient_summary,
     non_negative_int,
-    note_renamed,
-    positive_float,
     positive_int,
     print_lenient_note,
     print_result,
-    renamed,
-    renamed_positional,
     require,
     size_option,
     split_counts_option,
@@ -70,7 +64,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_lenient_option(p)
     add_overwrite_option(p, "an evaluation")
-    renamed(p, "--samples", "--data")
     p.set_defaults(func=evaluate_command)
     register_compare(sub)
 
@@ -80,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="random: for each sample, n steps uniform on --min-steps..--max-steps (the "
         "paper: 2 to 7), then n distinct candidates in a random order. Seeded.",
     )
-    p.add_argument("kind", nargs="?", choices=("random",), metavar="KIND",
+    p.add_argument("kind", choices=("random",), metavar="KIND",
                    help="random (the paper's baseline)")
     add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
@@ -90,8 +83,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (the paper's)")
     p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
-    renamed(p, "--samples", "--data")
-    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)  # train, predict (tvr.cli.tranco_models)
@@ -150,13 +141,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
-    """`tranco build`'s split proportions: --split-sizes, the former --split W W W (one line
-    saying so), or `default`."""
-    if args._old_split:
-        print("tvr tranco build: --split TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        return tuple(args._old_split)
+    """`tranco build`'s split proportions: --split-sizes, or `default`."""
     if args.split_sizes:
         return tuple(args.split_sizes.get(k, 0.0) for k in ("train", "val", "test"))
     return default
@@ -202,8 +187,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jpeg-quality", type=positive_int, default=95, help="default 95")
     p.add_argument("--split-sizes", type=split_sizes_option, metavar="train=W,val=W,test=W",
                    help="split proportions (default Table 2's train=8651,val=1024,test=1430)")  # fmt: skip
-    p.add_argument("--split", nargs=3, type=positive_float, dest="_old_split", help=argparse.SUPPRESS)
-    note_renamed(p, "--split TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-stratify", action="store_true",
                    help="split by the seeded hash alone, not by number of steps")  # fmt: skip
     p.add_argument("--tiny-candidates", type=positive_int, default=100,
@@ -212,7 +195,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, help="only the first N eligible videos")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--short-side", "--image-size")
     p.set_defaults(func=build_command)
 
 
@@ -249,9 +231,6 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
                       help="samples in all, split in Table 2's proportions")  # fmt: skip
     size.add_argument("--split-sizes", type=split_counts_option, metavar="train=N,val=N,test=N",
                       help="samples per split")  # fmt: skip
-    size.add_argument("--sizes", nargs=3, type=non_negative_int, dest="_old_sizes",
-                      help=argparse.SUPPRESS)  # fmt: skip
-    note_renamed(p, "--sizes TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (TRANCO's least)")
     p.add_argument("--max-steps", type=positive_int, default=4, help="default 4 (TRANCE's most)")
@@ -279,11 +258,6 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.build import TABLE2_SPLIT, allocate
     from tvr.tranco.data.candidates import tiny_candidates
 
-    if args._old_sizes:
-        print("tvr tranco testbed: --sizes TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        args.split_sizes = dict(zip(("train", "val", "test"), args._old_sizes, strict=True))
     if args.split_sizes:
         unknown = sorted(set(args.split_sizes) - {"train", "val", "test"})
         require(not unknown, f"--split-sizes: unknown split {', '.join(unknown)} (train, val, test)")
@@ -323,7 +297,6 @@ def register_stats(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True, type=Path, metavar="DIR", help="the dataset folder")
     p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    renamed_positional(p, "DATASET", "--data")
     p.set_defaults(func=stats_command)
 
 

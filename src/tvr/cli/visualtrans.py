@@ -4,12 +4,9 @@ a model-free baseline's predictions (baseline) and compare two evaluations (comp
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_compare_options,
     add_data_option,
     add_lenient_option,
@@ -17,9 +14,7 @@ from tvr.cli._common import (
     compared_inputs,
     finish_comparison,
     non_negative_int,
-    note_renamed,
     print_result,
-    renamed,
 )
 
 DATA_HELP = "VisualTrans.json, or the folder holding it"
@@ -32,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="The VisualTrans benchmark (real manipulation scenes; 6 subtasks in 3 "
         "dimensions). See docs/visualtrans.md.",
     )
-    # the metavar keeps the hidden former names (summary, score) out of the usage line
     sub = vt.add_subparsers(dest="visualtrans_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser(
@@ -46,11 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(p, DATA_HELP)
     _stats_options(p)
 
-    p = sub.add_parser("summary")  # the former name of stats: hidden (no help)
-    p.add_argument("data", type=Path, help=DATA_HELP)
-    _stats_options(p, _former("summary", "stats", stats_command))
-    note_renamed(p, "tvr visualtrans summary DATA", "tvr visualtrans stats --data DATA")
-
     p = sub.add_parser(
         "evaluate",
         help="score replies (official or normalized rules): the Table 2 row, per subtask, ...",
@@ -63,11 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "`tvr visualtrans compare` reads) there.",
     )
     _evaluate_options(p)
-    renamed(p, "--results", "--predictions")
-
-    p = sub.add_parser("score")  # the former name of evaluate: hidden (no help)
-    _evaluate_options(p, _former("score", "evaluate", evaluate_command), former=True)
-    note_renamed(p, "tvr visualtrans score --results", "tvr visualtrans evaluate --predictions")
 
     p = sub.add_parser(
         "baseline",
@@ -100,29 +84,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=compare_command)
 
 
-def _former(old: str, new: str, command: Callable[[argparse.Namespace], int]) -> Callable:
-    """`command` under its former name: one line on stderr says the new one, then it runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        print(f"tvr visualtrans {old} is renamed tvr visualtrans {new}; the old name works until "
-              f"tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
-        return command(args)
-
-    return run
-
-
-def _stats_options(p: argparse.ArgumentParser, func: Callable | None = None) -> None:
+def _stats_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--images", type=Path, help="also check that every image exists here")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    p.set_defaults(func=func or stats_command)
+    p.set_defaults(func=stats_command)
 
 
-def _evaluate_options(
-    p: argparse.ArgumentParser, func: Callable | None = None, former: bool = False
-) -> None:
+def _evaluate_options(p: argparse.ArgumentParser) -> None:
     add_data_option(p, DATA_HELP)
-    names = ("--predictions", "--results") if former else ("--predictions",)
-    p.add_argument(*names, dest="predictions", required=True, type=Path,
+    p.add_argument("--predictions", required=True, type=Path,
                    help="replies: the results JSONL of `tvr vlm run`, or a baseline's "
                    "predictions (the official runner's output is read too)")  # fmt: skip
     p.add_argument("--mode", choices=("official", "normalized"), default="official",
@@ -141,7 +111,7 @@ def _evaluate_options(
     add_lenient_option(p, "predictions line (torn, not JSON, no string id)")
     add_overwrite_option(p, "an evaluation")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
-    p.set_defaults(func=func or evaluate_command)
+    p.set_defaults(func=evaluate_command)
 
 
 def stats_command(args: argparse.Namespace) -> int:

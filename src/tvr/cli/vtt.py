@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import add_overwrite_option, renamed
+from tvr.cli._common import add_overwrite_option
 from tvr.vtt.layout import records_file
 
 
@@ -38,7 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--verify-images", action="store_true",
                    help="also decode each state image's header (needs Pillow; slower)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    renamed(p, "--records", "--data")
     p.set_defaults(func=stats_command)
 
     p = sub.add_parser(
@@ -74,7 +73,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "as empty descriptions")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
-    renamed(p, "--records", "--data")
     add_overwrite_option(p, "an evaluation")
     p.set_defaults(func=evaluate_command)
     register_compare(sub)
@@ -201,9 +199,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=positive_int, default=1,
                    help="worker processes (default 1)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--short-side", "--image-size")
-    renamed(p, "--no-progress", "--quiet")
-    renamed(p, "--split", "--split-rule")
     p.set_defaults(func=build_command)
 
 
@@ -264,8 +259,6 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
                    help="varied: seeded templates and synonyms (default); fixed: one wording "
                    "per step")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--size", "--image-size")
-    renamed(p, "--no-progress", "--quiet")
     p.set_defaults(func=testbed_command)
 
 
@@ -482,8 +475,6 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     _decode_options(p, sampling=False)
     p.add_argument("--log-every-n-steps", type=positive_int, help="default 50")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--size", "--model-size")
-    renamed(p, "--num-workers", "--workers")
     p.set_defaults(func=train_command)
 
     p = sub.add_parser(

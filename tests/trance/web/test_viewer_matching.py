@@ -87,7 +87,7 @@ def test_a_file_that_fits_two_settings_must_be_named(same_seed, tmp_path):
     data = [same_seed["basic"], same_seed["event"]]
     with pytest.raises(UserError, match=r"one.jsonl: .*basic and event.*--predictions basic="):
         catalog_of(data, [one_step], tmp_path)
-    app = catalog_of(data, [Path(f"event:{one_step}")], tmp_path)
+    app = catalog_of(data, [Path(f"event={one_step}")], tmp_path)
     assert [p.name for p in app.state.catalog.predictions_for("event", "test")] == ["one"]
     assert app.state.catalog.predictions_for("basic", "test") == []
 

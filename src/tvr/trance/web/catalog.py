@@ -183,8 +183,6 @@ class Catalog:
         path = Path(path)
         named = None
         prefix, sep, rest = str(path).partition("=")
-        if not sep:  # SETTING:FILE, the form before tvr 0.2
-            prefix, sep, rest = str(path).partition(":")
         if sep and prefix in SETTINGS and not path.exists():
             named, path = prefix, Path(rest)
             if not path.exists():
