@@ -189,7 +189,7 @@ def steps() -> list[Step]:
                        ("basic", "sample-basic/samples.jsonl"),
                        ("view", "sample-view/samples.jsonl"),
                        ("gen-view test", "gen-view/test/samples.jsonl")):
-        s.append(Step(f"stats {name}", ("stats", path, "--json",
+        s.append(Step(f"stats {name}", ("stats", "--data", path, "--out",
                                         f"stats/{name.replace(' ', '-')}.json")))
     s += [
         Step("results on evaluations", (
@@ -205,10 +205,36 @@ def steps() -> list[Step]:
         Step("results on a dataset", (
             "results", "Reversed=preds/gen-view-reversed.jsonl", "--data", "gen-view",
             "--out", "results-gen")),
-        Step("report sample set", ("report", "sample-event", "--out", "report-event")),
-        Step("report samples file", ("report", "sample-view/samples.jsonl",
+        Step("report sample set", ("report", "--data", "sample-event", "--out", "report-event")),
+        Step("report samples file", ("report", "--data", "sample-view/samples.jsonl",
                                      "--out", "report-view")),
-        Step("report dataset", ("report", "gen-view", "--out", "report-gen")),
+        Step("report dataset", ("report", "--data", "gen-view", "--out", "report-gen")),
+        Step("compare event", ("compare", "Oracle=eval/event-oracle", "Random=eval/event-random",
+                               "--resamples", "200", "--out", "cmp/event")),
+        Step("compare view --json", ("trance", "compare", "eval/view-reversed",
+                                     "eval/view-random", "--resamples", "200", "--json")),
+        Step("tranco testbed", ("tranco", "testbed", "--out", "tranco", "--num", "20",
+                                "--image-size", "64x48", "--quiet")),
+        Step("tranco stats", ("tranco", "stats", "--data", "tranco")),
+        Step("tranco stats --json", ("tranco", "stats", "--data", "tranco", "--json")),
+        Step("tranco baseline random", ("tranco", "baseline", "random", "--data", "tranco",
+                                        "--out", "preds/tranco-r0.jsonl")),
+        Step("tranco baseline random seed 1", ("tranco", "baseline", "random", "--data", "tranco",
+                                               "--seed", "1", "--out", "preds/tranco-r1.jsonl")),
+    ]
+    for seed in ("r0", "r1"):
+        s.append(Step(f"tranco evaluate {seed}", (
+            "tranco", "evaluate", "--data", "tranco", "--predictions", f"preds/tranco-{seed}.jsonl",
+            "--out", f"eval/tranco-{seed}")))
+    s += [
+        Step("tranco compare", ("tranco", "compare", "R0=eval/tranco-r0", "R1=eval/tranco-r1",
+                                "--resamples", "200", "--out", "cmp/tranco")),
+        Step("tranco compare prose", ("tranco", "compare", "eval/tranco-r0", "eval/tranco-r1",
+                                      "--convention", "prose", "--resamples", "200")),
+        Step("vtt testbed", ("vtt", "testbed", "--out", "vtt", "--num", "12", "--image-size",
+                             "64x48", "--quiet")),
+        Step("vtt stats", ("vtt", "stats", "--data", "vtt")),
+        Step("vtt stats --json", ("vtt", "stats", "--data", "vtt/meta/vtt.jsonl", "--json")),
     ]
     return s
 
