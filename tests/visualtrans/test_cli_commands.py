@@ -9,8 +9,8 @@ import pytest
 
 from tests.visualtrans.make_data import CORRECT_REPLIES, make_visualtrans
 from tvr.cli import main
-from tvr.visualtrans.baselines import baseline_predictions
-from tvr.visualtrans.dataset import load_dataset, question_options
+from tvr.visualtrans.data.dataset import load_dataset, question_options
+from tvr.visualtrans.eval.baselines import baseline_predictions
 
 
 @pytest.fixture

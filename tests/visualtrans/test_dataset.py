@@ -7,7 +7,7 @@ import pytest
 from tests.visualtrans.make_data import DUPLICATED, make_visualtrans
 from tvr.cli import main
 from tvr.core.errors import InputError, UserError
-from tvr.visualtrans.dataset import infer_answer_format, item_id, load_dataset
+from tvr.visualtrans.data.dataset import infer_answer_format, item_id, load_dataset
 
 GOOD = {
     "task_type": "count",

@@ -6,9 +6,9 @@ import pytest
 
 from tests.visualtrans.make_data import CORRECT_REPLIES, make_visualtrans
 from tvr.cli import main
-from tvr.visualtrans.dataset import Dataset, Item, item_id, load_dataset
-from tvr.visualtrans.report import table2_row, write_report
-from tvr.visualtrans.scoring import judge, score_dataset
+from tvr.visualtrans.data.dataset import Dataset, Item, item_id, load_dataset
+from tvr.visualtrans.eval.report import table2_row, write_report
+from tvr.visualtrans.eval.scoring import judge, score_dataset
 
 
 def make_item(fmt, label, question="Q?", task=None):

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tvr.cli import main
-from tvr.vtt.evaluate import Evaluation, write_evaluation
+from tvr.vtt.eval.evaluate import Evaluation, write_evaluation
 
 DESCRIPTIONS = [("s1", 0, "cut onion"), ("s1", 1, "fry onion"), ("s2", 0, "add salt"),
                 ("s2", 1, "stir soup"), ("s2", 2, "serve soup")]  # fmt: skip

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.vtt.samples import needs_java
-from tvr.vtt.metrics.bleu import bleu4
-from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l
-from tvr.vtt.metrics.text import clip_words, ptb_tokenize
+from tvr.vtt.eval.metrics.bleu import bleu4
+from tvr.vtt.eval.metrics.coco import cider_d, meteor, rouge_l
+from tvr.vtt.eval.metrics.text import clip_words, ptb_tokenize
 
 
 def test_bleu_matches_a_hand_computation_of_smoothing_method_7():

@@ -194,8 +194,8 @@ def baseline_command(args: argparse.Namespace) -> int:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    from tvr.clevrer.dataset.config import GenerateConfig
-    from tvr.clevrer.dataset.generate import generate
+    from tvr.clevrer.generate.config import GenerateConfig
+    from tvr.clevrer.generate.job import generate
 
     splits = split_shares(args.split_sizes, args.num)
     config = GenerateConfig(

@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
     from tvr.tranco.data.formats import read_predictions, read_samples
-    from tvr.tranco.evaluate import detail_records, evaluate, summarize, table_lines
+    from tvr.tranco.eval.evaluate import detail_records, evaluate, summarize, table_lines
 
     path = samples_file(args.data, args.split)
     samples = read_samples(path)
@@ -131,7 +131,7 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from tvr.tranco.compare import compare_evaluations, markdown_lines, read_detail
+    from tvr.tranco.eval.compare import compare_evaluations, markdown_lines, read_detail
 
     (la, a), (lb, b) = compared_inputs(args)
     a = read_detail(a, args.convention, la)
@@ -149,7 +149,7 @@ def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
 
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_samples, write_predictions
-    from tvr.tranco.random_baseline import random_predictions
+    from tvr.tranco.eval.baselines import random_predictions
 
     _check_steps(args)
     samples = read_samples(samples_file(args.data, args.split))

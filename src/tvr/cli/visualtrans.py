@@ -115,7 +115,7 @@ def _evaluate_options(p: argparse.ArgumentParser) -> None:
 
 
 def stats_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
 
     dataset = load_dataset(args.data)
     summary = dataset.summary()
@@ -143,9 +143,9 @@ def stats_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.dataset import load_dataset
-    from tvr.visualtrans.report import table2_row, write_report
-    from tvr.visualtrans.scoring import load_replies, score_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
+    from tvr.visualtrans.eval.report import table2_row, write_report
+    from tvr.visualtrans.eval.scoring import load_replies, score_dataset
 
     dataset = load_dataset(args.data)
     records, unreadable = load_replies(args.predictions, lenient=args.lenient)
@@ -176,8 +176,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import write_jsonl
-    from tvr.visualtrans.baselines import baseline_predictions
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
+    from tvr.visualtrans.eval.baselines import baseline_predictions
 
     lines = baseline_predictions(load_dataset(args.data), args.kind, args.seed)
     n = write_jsonl(args.out, lines)
@@ -186,7 +186,7 @@ def baseline_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.compare import compare_evaluations, markdown_lines, read_detail
+    from tvr.visualtrans.eval.compare import compare_evaluations, markdown_lines, read_detail
 
     (la, a), (lb, b) = compared_inputs(args)
     document = compare_evaluations(read_detail(a, la), read_detail(b, lb),

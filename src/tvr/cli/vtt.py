@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import add_overwrite_option
-from tvr.vtt.layout import records_file
+from tvr.vtt.data.layout import records_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -112,8 +112,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print_result,
     )
     from tvr.core.errors import UserError
-    from tvr.vtt.evaluate import evaluate, write_evaluation
-    from tvr.vtt.metrics.suite import MetricOptions
+    from tvr.vtt.eval.evaluate import evaluate, write_evaluation
+    from tvr.vtt.eval.metrics.suite import MetricOptions
 
     if args.no_bertscore and args.bertscore_model is not None:
         raise UserError("--no-bertscore and --bertscore-model exclude each other")
@@ -154,7 +154,7 @@ def register_compare(sub: argparse._SubParsersAction) -> None:
 
 def compare_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import compared_inputs, finish_comparison
-    from tvr.vtt.compare import compare_evaluations, markdown_lines, read_detail
+    from tvr.vtt.eval.compare import compare_evaluations, markdown_lines, read_detail
 
     (la, a), (lb, b) = compared_inputs(args)
     document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
@@ -596,7 +596,7 @@ def baseline_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import needs_extra
 
     with needs_extra("the baseline needs the clip extra"):
-        from tvr.vtt.baselines import NearestConfig, nearest_predictions
+        from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
     _check_prediction_file(args.out)
     config = NearestConfig(data=str(args.data), split=args.split, encoder=args.encoder,
                            encoder_weights=args.encoder_weights, encoder_seed=args.encoder_seed,
@@ -621,8 +621,8 @@ def _device() -> str:
 def _write_prediction_file(out: Path, found: Any, settings: dict[str, Any]) -> int:
     """Write the predictions, their settings beside them (OUT with .config.json), and say so."""
     from tvr.core.jsonl import write_json
-    from tvr.vtt.baselines import config_path
     from tvr.vtt.data.predictions import write_predictions
+    from tvr.vtt.eval.baselines import config_path
 
     write_predictions(out, found)
     write_json(config_path(out), settings)

@@ -21,7 +21,7 @@ register_task("visualtrans", _visualtrans_task)
 def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:
     """`tvr vlm report`: a `tvr visualtrans evaluate` summary as Table 2's columns (percent); the
     replies are the results file itself, so the counts are the summary's."""
-    from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
+    from tvr.visualtrans.data.dataset import DIMENSIONS, SUBTASK_LABELS
     from tvr.vlm.report import ParseCounts, ScoredRun
 
     def pct(value: float | None) -> float | None:

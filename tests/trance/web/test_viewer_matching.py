@@ -13,9 +13,9 @@ import pytest
 from tests.trance.web.helpers import right_steps, wrong_steps
 from tvr.cli import main
 from tvr.core.errors import UserError
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.generate import generate_dataset
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
+from tvr.trance.generate.config import DatasetConfig
+from tvr.trance.generate.job import generate_dataset
 from tvr.trance.web.app import create_app
 from tvr.trance.world import simulator, vocab
 from tvr.web.config import ServeConfig

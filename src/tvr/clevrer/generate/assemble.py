@@ -23,8 +23,8 @@ from tvr.clevrer.data.layout import (
     video_filename,
 )
 from tvr.clevrer.data.questions import VideoQuestions, read_questions, write_questions
-from tvr.clevrer.dataset.config import GenerateConfig
-from tvr.clevrer.dataset.symbolic import QUESTIONS_FILE, shard_folder
+from tvr.clevrer.generate.config import GenerateConfig
+from tvr.clevrer.generate.symbolic import QUESTIONS_FILE, shard_folder
 
 
 def annotation_target(out: Path, index: int) -> Path:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from tvr.clevrer.dataset.assemble import assemble_symbolic
-from tvr.clevrer.dataset.config import GenerateConfig
-from tvr.clevrer.dataset.symbolic import SymbolicTask
+from tvr.clevrer.generate.assemble import assemble_symbolic
+from tvr.clevrer.generate.config import GenerateConfig
+from tvr.clevrer.generate.symbolic import SymbolicTask
 from tvr.core.jobs import pending, run_shards
 from tvr.core.manifest import check_same_config
 
@@ -36,7 +36,7 @@ def generate(
         run_shards(symbolic, todo, workers=workers, ray=ray, progress=bar.update)
     questions = assemble_symbolic(config, out)
     if config.backend != "none":
-        from tvr.clevrer.dataset.rendered import RenderTask, assemble_rendered
+        from tvr.clevrer.generate.rendered import RenderTask, assemble_rendered
 
         render = RenderTask(config, out)
         todo = pending(render)

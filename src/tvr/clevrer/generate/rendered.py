@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tvr.clevrer.data.layout import sim_filename, video_filename
-from tvr.clevrer.dataset.assemble import link, video_target
-from tvr.clevrer.dataset.config import GenerateConfig
-from tvr.clevrer.dataset.symbolic import Job
+from tvr.clevrer.generate.assemble import link, video_target
+from tvr.clevrer.generate.config import GenerateConfig
+from tvr.clevrer.generate.symbolic import Job
 from tvr.clevrer.render.backends import make_frame_renderer
 from tvr.clevrer.render.video import render_video
 from tvr.clevrer.world.video import simulate_video

@@ -19,7 +19,7 @@ from tvr.clevrer.data.annotations import annotation_from_video, write_annotation
 from tvr.clevrer.data.dynamics import dynamics_from_facts, write_dynamics
 from tvr.clevrer.data.layout import annotation_filename, sim_filename, video_filename
 from tvr.clevrer.data.questions import write_questions
-from tvr.clevrer.dataset.config import GenerateConfig
+from tvr.clevrer.generate.config import GenerateConfig
 from tvr.clevrer.questions.balance import Balancer
 from tvr.clevrer.questions.generate import generate_questions
 from tvr.clevrer.world.facts import facts_from_video

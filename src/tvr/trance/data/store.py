@@ -2,7 +2,7 @@
 
 Layout of a dataset folder DIR:
 
-    DIR/config.json                   the DatasetConfig that made it (tvr.trance.dataset.config)
+    DIR/config.json                   the DatasetConfig that made it (tvr.trance.generate.config)
     DIR/<split>/samples.jsonl         all samples of the split, in order (what `tvr evaluate` reads)
     DIR/<split>/split.json            written last: counts, shards, sha256 of samples.jsonl
     DIR/<split>/shards/shard-NNNNN/   one finished shard (renamed into place when complete):

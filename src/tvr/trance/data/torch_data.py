@@ -1,6 +1,6 @@
 """PyTorch Datasets over a generated TRANCE store, yielding batch-contract examples.
 
-Each item is `tvr.trance.train.batch.make_example(...)` of one sample: the initial image (init.C) and
+Each item is `tvr.trance.data.batch.make_example(...)` of one sample: the initial image (init.C) and
 the final image (fin.C for Basic and Event, the sample's own view for View), uint8 (H, W, 3) as
 the store keeps them: read-only views of the memory-mapped small array (no decoding, no copy:
 `collate` makes the one copy, into the batch) or, with `size="full"`, decoded from the PNGs;
@@ -20,8 +20,8 @@ import numpy as np
 from torch.utils.data import Dataset
 
 from tvr.core.errors import UserError
-from tvr.trance.dataset.store import SLOT_INDEX, SplitStore, TranceDataset, open_dataset
-from tvr.trance.train.batch import make_example
+from tvr.trance.data.batch import make_example
+from tvr.trance.data.store import SLOT_INDEX, SplitStore, TranceDataset, open_dataset
 
 
 class TranceStoreDataset(Dataset):

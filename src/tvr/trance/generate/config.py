@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import UserError
-from tvr.trance.dataset.store import STORE_FORMAT
+from tvr.trance.data.store import STORE_FORMAT
 from tvr.trance.render.images import BACKENDS
 from tvr.trance.render.presets import PRESETS
 from tvr.trance.sampling.sampler import LEGACY_BALANCE_SCOPE, SamplerConfig, check_balance_scope

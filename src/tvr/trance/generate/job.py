@@ -45,8 +45,7 @@ from tvr.core.manifest import save_config
 from tvr.core.png import encode_png
 from tvr.trance.data.files import read_samples, write_samples
 from tvr.trance.data.sample import Sample
-from tvr.trance.dataset.config import SPLITS, DatasetConfig, split_seed
-from tvr.trance.dataset.store import (
+from tvr.trance.data.store import (
     IMAGES_DIR,
     MANIFEST_FILE,
     SAMPLES_FILE,
@@ -60,6 +59,7 @@ from tvr.trance.dataset.store import (
     shards_dir,
 )
 from tvr.trance.eval.references import write_reference_cache
+from tvr.trance.generate.config import SPLITS, DatasetConfig, split_seed
 from tvr.trance.render.scene import sample_views
 from tvr.trance.sampling.sampler import (
     ShardChain,

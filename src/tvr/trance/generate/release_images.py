@@ -21,8 +21,8 @@ from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import iter_jsonl, write_jsonl
 from tvr.trance.data.release import RELEASE_CAMERAS, sample_from_release, sample_to_release
 from tvr.trance.data.sample import Sample, image_name
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.store import MANIFEST_FILE, SplitStore, TranceDataset, shard_name
+from tvr.trance.data.store import MANIFEST_FILE, SplitStore, TranceDataset, shard_name
+from tvr.trance.generate.config import DatasetConfig
 from tvr.trance.world.vocab import IMAGE_SLOTS
 
 
@@ -105,8 +105,8 @@ def import_release(
     done), the convention of `tvr.core.progress.DoneTotalBar`."""
     from PIL import Image
 
-    from tvr.trance.dataset.generate import finish_split, prepare_folder, publish_shard, write_shard
-    from tvr.trance.dataset.store import open_dataset, shards_dir, temp_prefix
+    from tvr.trance.data.store import open_dataset, shards_dir, temp_prefix
+    from tvr.trance.generate.job import finish_split, prepare_folder, publish_shard, write_shard
 
     items = read_release_folder(folder)
     if setting == "view" and any("view" not in s.extra for s, _ in items):

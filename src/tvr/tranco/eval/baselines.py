@@ -14,7 +14,7 @@ random order. Given (n, k, X = x) every metric is known or has known moments:
 - EMR is 1 with probability 1/k! when x = n = k (the right clips, in a random order).
 So the mean of each metric, and the covariance of one run's means over a test set whose lengths
 are fixed (Table 2's 432, 425, 279, 154, 87, 53 test videos of k = 2..7), are exact sums
-(`expected_random`). `simulate_random` runs the baseline itself through `tvr.tranco.metrics`
+(`expected_random`). `simulate_random` runs the baseline itself through `tvr.tranco.eval.metrics`
 many times over such a test set, as an independent check of both.
 """
 
@@ -29,7 +29,7 @@ from typing import TypeVar
 import numpy as np
 
 from tvr.tranco.data.formats import ReferenceSample, candidate_pools
-from tvr.tranco.metrics import (
+from tvr.tranco.eval.metrics import (
     CONVENTIONS,
     KTD_SINGLE,
     METRICS,
@@ -180,7 +180,7 @@ def simulate_random(
 ) -> Simulation:
     """Run the baseline (`random_prediction`) `runs` times over a test set with
     `length_counts[k]` samples of k clips among `n_candidates` candidates, scoring each with
-    `tvr.tranco.metrics`; the run means under every convention."""
+    `tvr.tranco.eval.metrics`; the run means under every convention."""
     rng = random.Random(seed)
     pool = range(n_candidates)  # candidate ids; the reference of a k-clip sample is 0..k-1
     references = {k: list(range(k)) for k in length_counts}

@@ -22,7 +22,7 @@ from typing import Any
 
 from tvr.core.errors import InputError, UserError
 from tvr.results import compare as shared
-from tvr.tranco.metrics import CONVENTIONS, METRICS
+from tvr.tranco.eval.metrics import CONVENTIONS, METRICS
 
 #: the metrics with a number per sample (EMR, right or wrong, is compared apart)
 SCORE_METRICS: tuple[str, ...] = tuple(m for m in METRICS if m != "EMR")

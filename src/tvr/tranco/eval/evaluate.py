@@ -9,7 +9,7 @@ from typing import Any
 
 from tvr.tranco import paper
 from tvr.tranco.data.formats import Prediction, ReferenceSample, candidate_pools
-from tvr.tranco.metrics import (
+from tvr.tranco.eval.metrics import (
     CONVENTIONS,
     DEFAULT_CONVENTION,
     METRICS,

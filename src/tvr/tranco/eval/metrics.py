@@ -21,7 +21,7 @@ Repeated clips in a prediction: every predicted step counts in n^ (so a repeat i
 and lowers the precision, and counts in SD), a clip counts once in the intersection, and its first
 occurrence gives its place in the order. `SampleScore.duplicates` counts the repeats. A clip id
 that is not a candidate can never be a reference clip, so it is simply a wrong step; the
-evaluation counts such ids per sample (`tvr.tranco.evaluate`).
+evaluation counts such ids per sample (`tvr.tranco.eval.evaluate`).
 
 A `Convention` bundles one choice of each: "eq2" (Eq. 2's Recall/Precision, KTD one) is the
 convention Table 6 follows; "prose" (the text's Recall/Precision, KTD zero) is the literal

@@ -23,7 +23,7 @@ from typing import Any
 
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import read_json
-from tvr.visualtrans.extract import _OBJECT_LIST
+from tvr.visualtrans.data.extract import _OBJECT_LIST
 
 TASK_TYPES = (
     "spatial_fine_grained",

@@ -1,7 +1,7 @@
 """A PyTorch Dataset over VisualTrans: each question with its images, options, answer and type.
 
 VisualTrans is published as one JSON file (a list of items) and a folder of images; the file is
-read and checked by `tvr.visualtrans.dataset.load_dataset`, and every image is looked for when
+read and checked by `tvr.visualtrans.data.dataset.load_dataset`, and every image is looked for when
 the Dataset is made. The release is one evaluation set, with no train or val split: its only
 split is "test" (every item), and `task_type` picks one subtask or dimension of it. The options
 are read from the question's words (the release stores them there): the texts of A-D of a
@@ -18,7 +18,7 @@ from typing import Any
 from tvr.core.errors import UserError, quote
 from tvr.core.images import open_rgb
 from tvr.training.datasets import require_torch, split_name
-from tvr.visualtrans.dataset import (
+from tvr.visualtrans.data.dataset import (
     DIMENSIONS,
     TASK_TYPES,
     data_file,
@@ -27,7 +27,7 @@ from tvr.visualtrans.dataset import (
     question_options,
 )
 
-torch = require_torch("tvr.visualtrans.torch_data")
+torch = require_torch("tvr.visualtrans.data.torch_data")
 
 SPLITS: tuple[str, ...] = ("test",)
 IMAGES_DIR = "images"

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core.errors import UserError
-from tvr.visualtrans.dataset import CHOICE_LETTERS, Dataset, Item, question_options
+from tvr.visualtrans.data.dataset import CHOICE_LETTERS, Dataset, Item, question_options
 
 KINDS: tuple[str, ...] = ("random", "frequent")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from tvr.core.errors import InputError, UserError
 from tvr.results import compare as shared
-from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS, TASK_TYPES
+from tvr.visualtrans.data.dataset import DIMENSIONS, SUBTASK_LABELS, TASK_TYPES
 
 SUMMARY = "summary.json"
 

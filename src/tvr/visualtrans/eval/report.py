@@ -11,8 +11,8 @@ from typing import Any
 from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
 from tvr.core.jsonl import prepare_output_folder
-from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
-from tvr.visualtrans.scoring import Scoreboard, percent_2dp
+from tvr.visualtrans.data.dataset import DIMENSIONS, SUBTASK_LABELS
+from tvr.visualtrans.eval.scoring import Scoreboard, percent_2dp
 
 MARKDOWN_UNANSWERED_LIMIT = 50
 

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
-from tvr.visualtrans import extract as ex
-from tvr.visualtrans.dataset import (
+from tvr.visualtrans.data import extract as ex
+from tvr.visualtrans.data.dataset import (
     ANSWER_FORMATS,
     DIMENSIONS,
     SUBTASK_LABELS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tvr.vtt.data.layout import records_file, states_folder
 from tvr.vtt.data.records import VttRecord, check_states, read_records
-from tvr.vtt.layout import records_file, states_folder
 
 
 def read_data(data: str | Path) -> tuple[Path, list[VttRecord], Path]:

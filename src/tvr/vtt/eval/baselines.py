@@ -19,9 +19,9 @@ import torch.nn.functional as F
 
 from tvr.core.errors import UserError
 from tvr.core.progress import DoneTotalBar, step_bar
+from tvr.vtt.data.folder import read_data
 from tvr.vtt.models.encoder import EncoderSpec, warn_if_random
 from tvr.vtt.models.features import FeatureCache
-from tvr.vtt.train.folder import read_data
 
 PAIR_FEATURES = ("concat", "diff", "both")
 

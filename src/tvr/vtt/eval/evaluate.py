@@ -27,9 +27,9 @@ from tvr.core.errors import UserError
 from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
 from tvr.vtt.data.predictions import Prediction, read_predictions
 from tvr.vtt.data.records import VttRecord, read_records
-from tvr.vtt.metrics.breakdown import breakdown
-from tvr.vtt.metrics.suite import MetricOptions, MetricScores, score_descriptions
-from tvr.vtt.summary import summarize, table_lines
+from tvr.vtt.eval.metrics.breakdown import breakdown
+from tvr.vtt.eval.metrics.suite import MetricOptions, MetricScores, score_descriptions
+from tvr.vtt.eval.summary import summarize, table_lines
 
 
 @dataclass

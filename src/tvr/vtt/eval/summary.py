@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tvr.vtt.metrics.suite import MetricScores
+from tvr.vtt.eval.metrics.suite import MetricScores
 from tvr.vtt.paper import ANCHORS, METRICS, TABLE2_SOURCE, table2_row
 
 NOT_RUN = "n/a"

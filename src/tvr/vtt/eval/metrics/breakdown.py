@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tvr.vtt.metrics.suite import MetricScores
+from tvr.vtt.eval.metrics.suite import MetricScores
 
 
 def breakdown(

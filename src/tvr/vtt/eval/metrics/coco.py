@@ -1,6 +1,6 @@
 """METEOR, ROUGE-L and CIDEr-D from pycocoevalcap (coco-caption), one score per description.
 
-Inputs are PTB-tokenized texts (tvr.vtt.metrics.text), hypotheses[i] scored against its one
+Inputs are PTB-tokenized texts (tvr.vtt.eval.metrics.text), hypotheses[i] scored against its one
 reference references[i]; scores are as the library returns them (0..1, CIDEr-D 0..10).
 
 - METEOR: coco-caption's wrapper of METEOR 1.5 (Java; `-l en -norm`); the per-description

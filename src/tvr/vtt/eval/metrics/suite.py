@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.progress import step_bar
-from tvr.vtt.metrics.bertscore import (
+from tvr.vtt.eval.metrics.bertscore import (
     NOT_PAPER,
     BertScoreSetting,
     BertScoreUnavailable,
@@ -30,10 +30,10 @@ from tvr.vtt.metrics.bertscore import (
     offline_setting,
     paper_setting,
 )
-from tvr.vtt.metrics.bleu import bleu4
-from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l, start_meteor
-from tvr.vtt.metrics.spice import UNAVAILABLE, corenlp_jars, spice
-from tvr.vtt.metrics.text import clip_words, ptb_tokenize
+from tvr.vtt.eval.metrics.bleu import bleu4
+from tvr.vtt.eval.metrics.coco import cider_d, meteor, rouge_l, start_meteor
+from tvr.vtt.eval.metrics.spice import UNAVAILABLE, corenlp_jars, spice
+from tvr.vtt.eval.metrics.text import clip_words, ptb_tokenize
 from tvr.vtt.paper import METRICS
 
 #: descriptions per call of a per-description metric (one progress step; each description's
