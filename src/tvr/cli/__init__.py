@@ -47,6 +47,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.tranco",
     "tvr.cli.serve",
     "tvr.cli.export",
+    "tvr.cli.verbs",
 )
 
 

@@ -4,24 +4,19 @@ train, predict, nsdr and results from `tvr.cli.clevrer_models`)."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from tvr.clevrer.data.layout import questions_file
 from tvr.cli._common import (
     add_data_option,
-    add_lenient_option,
     add_overwrite_option,
-    lenient_problems,
-    lenient_summary,
     non_negative_int,
     positive_int,
-    print_lenient_note,
     split_shares,
     split_sizes_option,
 )
-from tvr.cli.clevrer_extra import register_compare, register_stats
 from tvr.cli.clevrer_models import register_models
+from tvr.cli.verbs import add_compare_verb, add_evaluate_verb, add_stats_verb
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -98,26 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=execute_command)
 
-    p = sub.add_parser(
-        "evaluate",
-        help="score an answer file (the challenge's format) against a question file",
-        description="Score answers in the challenge's submission format against a question file "
-        "with answers (the release's train.json/validation.json or a generated one): "
-        "descriptive accuracy (and per sub-type), per-option and per-question accuracy of "
-        "explanatory, predictive and counterfactual questions. Unanswered questions and options "
-        "count wrong and are counted. Prints the published numbers beside ours.",
-    )
-    add_data_option(p, "question file (with answers), or a set's folder (its --split)")
-    p.add_argument("--split", default="test", help="train, val or test (default test)")
-    p.add_argument(
-        "--predictions", required=True, type=Path, help="answer file in the submission format"
-    )
-    p.add_argument("--out", type=Path,
-                   help="also write summary.json, summary.md and detail.jsonl here")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_lenient_option(p, "video entry of the answer file")
-    add_overwrite_option(p, "an evaluation")
-    p.set_defaults(func=evaluate_command)
+    add_evaluate_verb(sub, "clevrer")
 
     p = sub.add_parser(
         "baseline",
@@ -138,41 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=baseline_command)
 
     register_models(sub)
-    register_compare(sub)
-    register_stats(sub)
-
-
-def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.clevrer.data.questions import check_answers, read_questions
-    from tvr.clevrer.data.submission import read_submission
-    from tvr.clevrer.eval.baselines import chance_level
-    from tvr.clevrer.eval.score import score
-    from tvr.clevrer.eval.summary import summarize, table_lines
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
-
-    path = questions_file(args.data, args.split)
-    questions = read_questions(path)
-    check_answers(questions, path)
-    problems = lenient_problems(args)
-    answers = read_submission(args.predictions, problems)
-    result = score(questions, answers)
-    chance = chance_level(questions)
-    summary = summarize(result, chance, path, args.predictions)
-    summary.update(lenient_summary(problems))
-    print_lenient_note(problems)
-    lines = table_lines(result, chance, f"ours: {args.predictions.name}")
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "summary.json", summary)
-        write_text(out / "summary.md", "```\n" + "\n".join(lines) + "\n```\n")
-        write_jsonl(out / "detail.jsonl", result.details)
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print("\n".join(lines))
-        if args.out is not None:
-            print(f"wrote {args.out}/summary.json, summary.md, detail.jsonl")
-    return 0
+    add_compare_verb(sub, "clevrer")
+    add_stats_verb(sub, "clevrer")
 
 
 def baseline_command(args: argparse.Namespace) -> int:

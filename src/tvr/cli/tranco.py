@@ -7,12 +7,9 @@ import json
 from pathlib import Path
 
 from tvr.cli._common import (
-    add_compare_options,
     add_data_option,
     add_lenient_option,
     add_overwrite_option,
-    compared_inputs,
-    finish_comparison,
     lenient_problems,
     lenient_summary,
     non_negative_int,
@@ -25,6 +22,7 @@ from tvr.cli._common import (
     split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
+from tvr.cli.verbs import add_compare_verb
 from tvr.tranco.data.layout import samples_file
 
 SETTING_HELP = (
@@ -65,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_lenient_option(p)
     add_overwrite_option(p, "an evaluation")
     p.set_defaults(func=evaluate_command)
-    register_compare(sub)
+    add_compare_verb(sub, "tranco")
 
     p = sub.add_parser(
         "baseline",
@@ -113,31 +111,6 @@ def evaluate_command(args: argparse.Namespace) -> int:
         write_text(out / "table.md", "```\n" + "\n".join(lines) + "\n```\n")
     wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
     return print_result(summary, lines, args.json, wrote)
-
-
-def register_compare(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same samples",
-        description="A and B are `tvr tranco evaluate --out` folders (or their detail.jsonl) "
-        "scored on the same samples. Compared sample by sample: EMR by the exact McNemar test, "
-        "R, P, KTD, SD and NSD by the paired sign-flip randomisation test, each with a seeded "
-        "95% bootstrap interval of A-B; then EMR by reference length. See docs/tranco.md.",
-    )
-    p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
-                   help="the convention of R, P and KTD (default eq2, the paper's)")  # fmt: skip
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.tranco.eval.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    a = read_detail(a, args.convention, la)
-    b = read_detail(b, args.convention, lb)
-    document = compare_evaluations(a, b, args.convention, args.resamples, args.seed)
-    return finish_comparison(args, document, markdown_lines(document))
 
 
 def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:

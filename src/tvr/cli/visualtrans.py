@@ -7,15 +7,13 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import (
-    add_compare_options,
     add_data_option,
     add_lenient_option,
     add_overwrite_option,
-    compared_inputs,
-    finish_comparison,
     non_negative_int,
     print_result,
 )
+from tvr.cli.verbs import add_compare_verb
 
 DATA_HELP = "VisualTrans.json, or the folder holding it"
 
@@ -71,17 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="predictions file to write (JSONL)")
     p.set_defaults(func=baseline_command)
 
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same items",
-        description="A and B are `tvr visualtrans evaluate --out` folders (or their "
-        "detail.jsonl) of the same data file. Overall accuracy and each subtask's accuracy "
-        "(Table 2) are compared item by item by the exact McNemar test, with a seeded 95% "
-        "bootstrap interval of A-B; then each side's dimension means and the accuracy per "
-        "answer format. See docs/visualtrans.md.",
-    )
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
+    add_compare_verb(sub, "visualtrans")
 
 
 def _stats_options(p: argparse.ArgumentParser) -> None:
@@ -183,12 +171,3 @@ def baseline_command(args: argparse.Namespace) -> int:
     n = write_jsonl(args.out, lines)
     print(f"wrote {args.kind} predictions for {n} distinct items to {args.out}")
     return 0
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.eval.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
-                                   args.resamples, args.seed)  # fmt: skip
-    return finish_comparison(args, document, markdown_lines(document))

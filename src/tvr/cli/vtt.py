@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import add_overwrite_option
+from tvr.cli.verbs import add_compare_verb
 from tvr.vtt.data.layout import records_file
 
 
@@ -75,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
     add_overwrite_option(p, "an evaluation")
     p.set_defaults(func=evaluate_command)
-    register_compare(sub)
+    add_compare_verb(sub, "vtt")
     register_build(sub)
     register_testbed(sub)
     register_judge(sub)
@@ -133,33 +134,6 @@ def evaluate_command(args: argparse.Namespace) -> int:
         write_evaluation(result, args.out)
     wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
     return print_result(result.summary, result.table, args.json, wrote)
-
-
-def register_compare(sub: argparse._SubParsersAction) -> None:
-    """`tvr vtt compare`."""
-    from tvr.cli._common import add_compare_options
-
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same split",
-        description="A and B are `tvr vtt evaluate --out` folders (or their detail.jsonl) of "
-        "the same split. Every metric that both computed is compared description by "
-        "description (sample id, step index): the paired sign-flip randomisation test and a "
-        "seeded 95% bootstrap interval of A-B, x100. A metric unavailable in either, or "
-        "computed in different settings, is left out with a note. See docs/vtt.md.",
-    )
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.cli._common import compared_inputs, finish_comparison
-    from tvr.vtt.eval.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
-                                   args.resamples, args.seed)  # fmt: skip
-    return finish_comparison(args, document, markdown_lines(document))
 
 
 # --- build: records and states from COIN / CrossTask and local videos ---------------------------

@@ -67,3 +67,22 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.core.verbs import Option
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("tranco", Comparer(
+        "tvr.tranco.eval.compare",
+        help="paired comparison of two evaluations of the same samples",
+        description="A and B are `tvr tranco evaluate --out` folders (or their detail.jsonl) "
+        "scored on the same samples. Compared sample by sample: EMR by the exact McNemar test, "
+        "R, P, KTD, SD and NSD by the paired sign-flip randomisation test, each with a seeded "
+        "95% bootstrap interval of A-B; then EMR by reference length. See docs/tranco.md.",
+        options=(Option("--convention", "the convention of R, P and KTD (default eq2, the "
+                        "paper's)", choices=("eq2", "prose"), default="eq2"),),
+    ))  # fmt: skip
+
+
+_register_compare()

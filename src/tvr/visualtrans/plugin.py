@@ -79,3 +79,20 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("visualtrans", Comparer(
+        "tvr.visualtrans.eval.compare",
+        help="paired comparison of two evaluations of the same items",
+        description="A and B are `tvr visualtrans evaluate --out` folders (or their "
+        "detail.jsonl) of the same data file. Overall accuracy and each subtask's accuracy "
+        "(Table 2) are compared item by item by the exact McNemar test, with a seeded 95% "
+        "bootstrap interval of A-B; then each side's dimension means and the accuracy per "
+        "answer format. See docs/visualtrans.md.",
+    ))  # fmt: skip
+
+
+_register_compare()
