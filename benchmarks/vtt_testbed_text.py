@@ -16,7 +16,7 @@ import time
 from collections import Counter
 
 from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
-from tvr.trance.testbeds.text import TextTestbedConfig, describe_sample, wording
+from tvr.testbeds.text import TextTestbedConfig, describe_sample, wording
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tvr.core.errors import UserError
-from tvr.trance.testbeds.clips import (
+from tvr.testbeds.clips import (
     ClipsConfig,
     OpenWorldSampler,
     frame_times,

@@ -13,9 +13,8 @@ import pytest
 
 from tvr.cli import main
 from tvr.core.errors import UserError
-from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
-from tvr.trance.testbeds import text
-from tvr.trance.testbeds.text import (
+from tvr.testbeds import text
+from tvr.testbeds.text import (
     ADJECTIVES,
     DIRECTION_WORDS,
     DISTANCE_WORDS,
@@ -36,6 +35,7 @@ from tvr.trance.testbeds.text import (
     split_of,
     wording,
 )
+from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import COL_COLOR, COL_MATERIAL, COL_SHAPE, COL_SIZE, COL_X, COL_Y
 

@@ -227,7 +227,7 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_modules
 
     require_modules("moderngl")  # the raster renderer: its extra is said before the job starts
-    from tvr.trance.testbeds.clips import ClipsConfig, generate_clips
+    from tvr.testbeds.clips import ClipsConfig, generate_clips
     from tvr.tranco.data.build import TABLE2_SPLIT, allocate
     from tvr.tranco.data.candidates import tiny_candidates
 

@@ -240,7 +240,7 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_modules
 
     require_modules("moderngl")  # the raster renderer: its extra is said before the job starts
-    from tvr.trance.testbeds.text import (
+    from tvr.testbeds.text import (
         RECORDS_FILE,
         TextTestbedConfig,
         make_text_testbed,

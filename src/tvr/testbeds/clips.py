@@ -31,8 +31,8 @@ condition B). So no test transformation type ever occurs in training, while each
 and each shape does occur there, in other combinations: a model must compose them. Sample ids
 are `<split><index:05d>`, clip ids `<sample id>_<step index>`, so no clip is in two splits.
 
-The output is the TRANCO dataset layout (`tvr.tranco.data.layout`, docs/tranco.md) as plain
-JSON lines and JPEG files; this module does not import tvr.tranco. The stored tiny candidate sets
+The output is the TRANCO dataset layout (`tvr.tranco.data.layout`, whose names and paths it
+imports; docs/tranco.md) as plain JSON lines and JPEG files. The stored tiny candidate sets
 of val and test come from the `candidates` function that the caller passes (`tvr tranco testbed`
 passes `tvr.tranco.data.candidates.tiny_candidates`). The job runs on `tvr.core.jobs`: shard
 (split, k) is a folder DATASET/shards/<split>-0000k/ built at a temporary path and renamed into
@@ -67,10 +67,19 @@ from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 from tvr.trance.world.camera import CAMERA_BASE
+from tvr.tranco.data.layout import (
+    CLIPS_DIR,
+    CLIPS_FILE,
+    DATASET_FILE,
+    SPLITS,
+    STATES_DIR,
+    clip_id,
+    frame_path,
+    split_file,
+    state_path,
+)
+from tvr.tranco.data.layout import FORMAT as LAYOUT_FORMAT
 
-#: the TRANCO layout's format tag and files (as `tvr.tranco.data.layout` defines them)
-LAYOUT_FORMAT = "tvr-tranco/1"
-SPLITS: tuple[str, ...] = ("train", "val", "test")
 FRAME_TIMES = ("sparse", "even")
 RECORDS_FILE = "records.jsonl"
 #: a shard's wall and CPU seconds, kept apart so that records.jsonl is the same on every run
@@ -347,13 +356,13 @@ def sample_records(
     for i, step in enumerate(sample.steps):
         obj = world.array_to_objects(state, rotations)[step.obj]
         kind = (step.value, int(state[step.obj, world.COL_SHAPE]))
-        c = f"{sample.id}_{i}"
+        c = clip_id(sample.id, i)
         ids.append(c)
         clips.append({
             "id": c, "split": split, "sample": sample.id, "index": i,
             "label": f"{vocab.VALUES[step.value]} ({describe(obj)}, object {step.obj})",
             "segment": [float(i), float(i + 1)],
-            "frames": [f"clips/{c}/{j:02d}.jpg" for j in range(config.frames_per_clip)],
+            "frames": [frame_path(c, j) for j in range(config.frames_per_clip)],
             "type": type_name(*kind),
             **({"move": step.move_type} if step.move_type else {}),
             "times": [round(t, 6) for t in frame_times(config, c)],
@@ -362,8 +371,8 @@ def sample_records(
     record = {
         "id": sample.id,
         "clips": ids,
-        "initial": f"states/{sample.id}_initial.jpg",
-        "final": f"states/{sample.id}_final.jpg",
+        "initial": state_path(sample.id, "initial"),
+        "final": state_path(sample.id, "final"),
         "steps": len(ids),
         "task": "TRANCE Event",
         "domain": "TRANCE",
@@ -501,7 +510,7 @@ def assemble(config: ClipsConfig, out: Path, task: ClipsTask,
     render_seconds = render_cpu = 0.0
     for key in task.plan():
         shard = task.path(key)
-        engine.move_shard_folders(shard, out, ("states", "clips"))
+        engine.move_shard_folders(shard, out, (STATES_DIR, CLIPS_DIR))
         timing = shard / TIMING_FILE
         if timing.is_file():
             seconds = read_json(timing)
@@ -523,16 +532,16 @@ def assemble(config: ClipsConfig, out: Path, task: ClipsTask,
                               config.tiny_candidates, config.seed)  # fmt: skip
             for s in samples[split]:
                 s["candidates"] = tiny[s["id"]]
-    (out / "states").mkdir(exist_ok=True)
-    (out / "clips").mkdir(exist_ok=True)
+    (out / STATES_DIR).mkdir(exist_ok=True)
+    (out / CLIPS_DIR).mkdir(exist_ok=True)
     for split in SPLITS:
-        write_jsonl(out / f"{split}.jsonl", samples[split])
-    write_jsonl(out / "clips.jsonl",
+        write_jsonl(out / split_file(split), samples[split])
+    write_jsonl(out / CLIPS_FILE,
                 (c for split in SPLITS for s in samples[split] for c in clips[s["id"]]))  # fmt: skip
     counts = {s: len(samples[s]) for s in SPLITS}
     clip_counts = {s: sum(x["steps"] for x in samples[s]) for s in SPLITS}
     held = sorted(type_name(*t) for t in held_out_types(config.seed))
-    write_json(out / "dataset.json", {
+    write_json(out / DATASET_FILE, {
         "format": LAYOUT_FORMAT,
         "source": "trance-clips",
         "config": config.to_dict(),

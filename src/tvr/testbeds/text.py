@@ -24,9 +24,9 @@ descriptions, one per step, written from templates:
   "backward"/"away from the camera"; "behind" reads "forward"/"toward the camera"; left and right
   are the image's.
 
-The layout is VTT's released one (`meta/vtt.jsonl`, `states/{id}_{N+1}_{i}.jpg`), written as plain
-files by this TRANCE module (a benchmark never imports another; `tvr vtt stats`, `evaluate` and
-training read it as any VTT set):
+The layout is VTT's released one (`meta/vtt.jsonl`, `states/{id}_{N+1}_{i}.jpg`: the names of
+`tvr.vtt.data.layout`), written as plain files (`tvr vtt stats`, `evaluate` and training read it
+as any VTT set):
 - `ori` "trance"; `youtube_id` the TRANCE sample id; `id` the first 16 hex digits of
   sha256("trance-text/{seed}/{sample id}"); `duration` N and segment i = [i, i + 1]: step
   numbers, not seconds;
@@ -70,15 +70,16 @@ from tvr.trance.data.sample import Sample
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import COL_COLOR, COL_MATERIAL, COL_SHAPE, COL_SIZE, COL_X, COL_Y
+from tvr.vtt.data.layout import RECORDS, STATES
 
 FORMAT = "tvr.trance.testbed.text/1"
 ORI = "trance"
 #: VTT's Table 1 sample counts (the VTT paper), whose shares the splits follow
 TABLE1_SAMPLES = {"train": 10759, "val": 1352, "test": 1436}
-RECORDS_FILE = "meta/vtt.jsonl"
+RECORDS_FILE = RECORDS.as_posix()
 SAMPLES_FILE = "meta/trance_samples.jsonl"
 REPORT_FILE = "report.json"
-STATES_DIR = "states"
+STATES_DIR = STATES.as_posix()
 SHARDS_DIR = "shards"
 PHRASINGS = ("varied", "fixed")
 TEXT_STREAM = 0x74657874  # an extra entry of the description generator's seed ("text")
