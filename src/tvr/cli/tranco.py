@@ -8,21 +8,15 @@ from pathlib import Path
 
 from tvr.cli._common import (
     add_data_option,
-    add_lenient_option,
-    add_overwrite_option,
-    lenient_problems,
-    lenient_summary,
     non_negative_int,
     positive_int,
-    print_lenient_note,
-    print_result,
     require,
     size_option,
     split_counts_option,
     split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
-from tvr.cli.verbs import add_compare_verb
+from tvr.cli.verbs import add_compare_verb, add_evaluate_verb
 from tvr.tranco.data.layout import samples_file
 
 SETTING_HELP = (
@@ -41,28 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = tr.add_subparsers(dest="tranco_command", metavar="SUBCOMMAND", required=True)
 
-    p = sub.add_parser(
-        "evaluate",
-        help="score a predictions file against the samples (EMR, R, P, KTD, SD, NSD)",
-        description='Score predictions ({"id", "clips"} per line) against samples ({"id", '
-        '"clips", "candidates"?} per line): EMR, Recall, Precision, KTD, SD and NSD, overall '
-        "and per number of steps, under both conventions (eq2: the paper's printed Eq. 2 and "
-        "its tables; prose: the text's definitions). A sample without a prediction is scored "
-        "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
-    )
-    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
-    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
-    p.add_argument("--predictions", required=True, type=Path, help="predictions file (JSON lines)")
-    p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
-                   help="the convention of the printed table (default eq2, the paper's); "
-                   "summary.json holds both")  # fmt: skip
-    p.add_argument("--candidates", choices=("auto", "tiny", "full"), default="auto",
-                   help=SETTING_HELP)  # fmt: skip
-    p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_lenient_option(p)
-    add_overwrite_option(p, "an evaluation")
-    p.set_defaults(func=evaluate_command)
+    add_evaluate_verb(sub, "tranco")
     add_compare_verb(sub, "tranco")
 
     p = sub.add_parser(
@@ -88,29 +61,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     register_build(sub)
     register_testbed(sub)
     register_stats(sub)
-
-
-def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
-    from tvr.tranco.data.formats import read_predictions, read_samples
-    from tvr.tranco.eval.evaluate import detail_records, evaluate, summarize, table_lines
-
-    path = samples_file(args.data, args.split)
-    samples = read_samples(path)
-    problems = lenient_problems(args)
-    predictions = read_predictions(args.predictions, {s.id for s in samples}, problems)
-    evaluation = evaluate(samples, predictions, args.candidates)
-    summary = summarize(evaluation, samples=str(path), predictions=str(args.predictions))
-    summary.update(lenient_summary(problems))
-    print_lenient_note(problems)
-    lines = table_lines(summary, args.convention, f"ours: {args.predictions.name}")
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "summary.json", summary)
-        write_jsonl(out / "detail.jsonl", detail_records(evaluation))
-        write_text(out / "table.md", "```\n" + "\n".join(lines) + "\n```\n")
-    wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
-    return print_result(summary, lines, args.json, wrote)
 
 
 def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:

@@ -86,3 +86,37 @@ def _register_compare() -> None:
 
 
 _register_compare()
+
+
+def _tranco_evaluate(*args: Any, **options: Any) -> Any:
+    from tvr.tranco.eval.evaluate import evaluate_files
+
+    return evaluate_files(*args, **options)
+
+
+def _register_evaluator() -> None:
+    from tvr.core.verbs import Evaluator, Option, register_evaluator
+
+    register_evaluator("tranco", Evaluator(
+        _tranco_evaluate,
+        help="score a predictions file against the samples (EMR, R, P, KTD, SD, NSD)",
+        description='Score predictions ({"id", "clips"} per line) against samples ({"id", '
+        '"clips", "candidates"?} per line): EMR, Recall, Precision, KTD, SD and NSD, overall '
+        "and per number of steps, under both conventions (eq2: the paper's printed Eq. 2 and "
+        "its tables; prose: the text's definitions). A sample without a prediction is scored "
+        "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
+        data_help="a samples file (JSON lines), or a dataset folder (its --split)",
+        predictions_help="predictions file (JSON lines)",
+        out_files=("detail.jsonl", "table.md"),
+        options=(
+            Option("--convention", "the convention of the printed table (default eq2, the "
+                   "paper's); summary.json holds both", choices=("eq2", "prose"), default="eq2"),
+            Option("--candidates", "candidate sets: tiny (each sample's listed candidates, @100 "
+                   "in the paper), full (every clip of the samples file) or auto (tiny if every "
+                   "sample lists candidates; the default)", choices=("auto", "tiny", "full"),
+                   default="auto"),
+        ),
+    ))  # fmt: skip
+
+
+_register_evaluator()

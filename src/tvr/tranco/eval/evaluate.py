@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from tvr.core import verbs
 from tvr.tranco import paper
 from tvr.tranco.data.formats import Prediction, ReferenceSample, candidate_pools
 from tvr.tranco.eval.metrics import (
@@ -174,3 +176,22 @@ def table_lines(summary: Mapping[str, Any], convention: str, label: str) -> list
     lines.append(f"KTD with a single shared clip scored 0: {ktd['zero']:.4f}; scored 1: "
                  f"{ktd['one']:.4f}")  # fmt: skip
     return lines
+
+
+def evaluate_files(data: str | Path, split: str, predictions: Path, problems: list | None,
+                   convention: str = "eq2", candidates: str = "auto") -> verbs.Evaluation:  # fmt: skip
+    """`tvr tranco evaluate`: `predictions` scored against the samples of `data` (a samples file,
+    or a dataset folder and its `split`); the table in `convention`; `problems`: the list
+    --lenient adds bad lines to."""
+    from tvr.tranco.data.formats import read_predictions, read_samples
+    from tvr.tranco.data.layout import samples_file
+
+    path = samples_file(data, split)
+    samples = read_samples(path)
+    found = read_predictions(predictions, {s.id for s in samples}, problems)
+    evaluation = evaluate(samples, found, candidates)
+    summary = summarize(evaluation, samples=str(path), predictions=str(predictions))
+    lines = table_lines(summary, convention, f"ours: {predictions.name}")
+    files = {"detail.jsonl": detail_records(evaluation),
+             "table.md": "```\n" + "\n".join(lines) + "\n```\n"}  # fmt: skip
+    return verbs.Evaluation(summary, lines, files)
