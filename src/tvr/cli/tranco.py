@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from tvr.cli._common import (
@@ -16,7 +15,7 @@ from tvr.cli._common import (
     split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
-from tvr.cli.verbs import add_compare_verb, add_evaluate_verb
+from tvr.cli.verbs import add_compare_verb, add_evaluate_verb, add_stats_verb
 from tvr.tranco.data.layout import samples_file
 
 SETTING_HELP = (
@@ -60,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     register_build(sub)
     register_testbed(sub)
-    register_stats(sub)
+    add_stats_verb(sub, "tranco")
 
 
 def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
@@ -208,31 +207,6 @@ def testbed_command(args: argparse.Namespace) -> int:
               f"{cpu:.1f} s CPU; {samples / wall:.2f} samples/s and {clips / wall:.2f} clips/s "
               f"per worker, {samples / max(cpu, 1e-9):.2f} samples per CPU second")  # fmt: skip
     return _print_dataset(args.out, report.seconds)
-
-
-def register_stats(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "stats",
-        help="a dataset's samples, clips and lengths per split against Table 2",
-        description="Read and check a TRANCO dataset folder (every file, and that each image "
-        "exists) and print its statistics beside the paper's Table 2.",
-    )
-    p.add_argument("--data", required=True, type=Path, metavar="DIR", help="the dataset folder")
-    p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
-    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    p.set_defaults(func=stats_command)
-
-
-def stats_command(args: argparse.Namespace) -> int:
-    from tvr.tranco.data.dataset import open_dataset
-    from tvr.tranco.data.stats import dataset_stats
-
-    if args.json:
-        dataset = open_dataset(args.data, check_images=not args.no_image_check)
-        print(json.dumps(dataset_stats(dataset), indent=2))
-    else:
-        _print_stats(args.data, check_images=not args.no_image_check)
-    return 0
 
 
 def _check_steps(args: argparse.Namespace) -> None:

@@ -120,3 +120,28 @@ def _register_evaluator() -> None:
 
 
 _register_evaluator()
+
+
+def _tranco_stats(data: Any, no_image_check: bool = False) -> tuple[dict[str, Any], list[str], int]:
+    from tvr.tranco.data.dataset import open_dataset
+    from tvr.tranco.data.stats import dataset_stats, stats_lines
+
+    dataset = open_dataset(data, check_images=not no_image_check)
+    stats = dataset_stats(dataset)
+    return stats, stats_lines(stats, f"ours ({dataset.source})"), 0
+
+
+def _register_stats() -> None:
+    from tvr.core.verbs import Option, Stats, register_stats
+
+    register_stats("tranco", Stats(
+        _tranco_stats,
+        help="a dataset's samples, clips and lengths per split against Table 2",
+        description="Read and check a TRANCO dataset folder (every file, and that each image "
+        "exists) and print its statistics beside the paper's Table 2.",
+        data_help="the dataset folder",
+        options=(Option("--no-image-check", "do not check the image files", switch=True),),
+    ))  # fmt: skip
+
+
+_register_stats()
