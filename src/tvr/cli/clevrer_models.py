@@ -323,6 +323,12 @@ def _other_parts() -> dict[str, Trainable]:
 
 def register_models(sub: argparse._SubParsersAction) -> None:
     """Add train, predict, nsdr and results to `tvr clevrer`'s sub-commands."""
+    for add in (_register_train, _register_predict, _register_nsdr, _register_results):
+        add(sub)
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer train MODEL`: one sub-command a model."""
     p = sub.add_parser(
         "train",
         help="train a CLEVRER model: the question parser or a Table 2 baseline",
@@ -342,6 +348,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         t.options(m)
         m.set_defaults(func=train_command, trainable=t)
 
+
+def _register_predict(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer predict`."""
     p = sub.add_parser(
         "predict",
         help="a trained run's predictions on a split: parsed programs, or answers to submit",
@@ -371,6 +380,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                    "parser run) to this file; they are always written into RUN/predictions/")  # fmt: skip
     p.set_defaults(func=predict_command)
 
+
+def _register_nsdr(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer nsdr`."""
     p = sub.add_parser(
         "nsdr",
         help="NS-DR: parsed programs run on the perceived and predicted scene",
@@ -414,6 +426,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=nsdr_command)
 
+
+def _register_results(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer results`."""
     p = sub.add_parser(
         "results",
         help="Table 2, Table 3, the NS-DR ablation and the parser's exact match, beside the paper",

@@ -384,6 +384,12 @@ _TRAIN_FIELDS = (
 
 def register_models(sub: argparse._SubParsersAction) -> None:
     """`tvr vtt train`, `tvr vtt predict`, `tvr vtt baseline nearest`."""
+    for add in (_register_train, _register_predict, _register_baseline):
+        add(sub)
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt train`."""
     from tvr.cli._common import non_negative_int, positive_float, positive_int
 
     p = sub.add_parser(
@@ -451,6 +457,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=train_command)
 
+
+def _register_predict(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt predict`."""
     p = sub.add_parser(
         "predict",
         help="write the descriptions of a trained VTT model for one split",
@@ -469,6 +478,10 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--feature-cache", type=Path, help="default: the run's")
     _decode_options(p, sampling=True)
     p.set_defaults(func=predict_command)
+
+
+def _register_baseline(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt baseline nearest`."""
 
     p = sub.add_parser(
         "baseline",
