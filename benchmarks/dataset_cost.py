@@ -40,8 +40,8 @@ def main() -> None:
     p.add_argument("--paper-cpu-per-image", type=float, default=77.0)
     args = p.parse_args()
 
-    from tvr.trance.dataset.config import DatasetConfig
-    from tvr.trance.dataset.generate import generate_dataset, make_renderer_for
+    from tvr.trance.generate.config import DatasetConfig
+    from tvr.trance.generate.job import generate_dataset, make_renderer_for
 
     rows = []
     bytes_per_sample = None

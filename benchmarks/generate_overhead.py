@@ -102,8 +102,8 @@ def main() -> None:
     args = p.parse_args()
     os.environ.setdefault("LP_NUM_THREADS", str(args.threads))
 
-    from tvr.trance.dataset.config import DatasetConfig
-    from tvr.trance.dataset.generate import (
+    from tvr.trance.generate.config import DatasetConfig
+    from tvr.trance.generate.job import (
         generate_dataset,
         make_renderer_for,
         render_sample_images,

@@ -1,7 +1,7 @@
 """The training loader: samples per second from a generated store with a torch DataLoader.
 
 Makes (or reuses, with --store) a raster `preview` Event dataset, then reads its train split with
-`tvr.trance.train.torch_data.EventDataset` (images from the memory-mapped 160x120 array, no PNG
+`tvr.trance.data.torch_data.EventDataset` (images from the memory-mapped 160x120 array, no PNG
 decoding) through a DataLoader with `--workers` processes and `collate`, shuffled, batch 128, for
 `--epochs` epochs, and prints samples per second (the first batch, which starts the workers, is
 not counted) and the CPU time per sample in steady state (the main process and each worker,
@@ -58,10 +58,10 @@ def main() -> None:
     import torch
     from torch.utils.data import DataLoader
 
-    from tvr.trance.dataset.config import DatasetConfig
-    from tvr.trance.dataset.generate import generate_dataset
-    from tvr.trance.train.batch import collate
-    from tvr.trance.train.torch_data import store_dataset
+    from tvr.trance.data.batch import collate
+    from tvr.trance.data.torch_data import store_dataset
+    from tvr.trance.generate.config import DatasetConfig
+    from tvr.trance.generate.job import generate_dataset
 
     config = DatasetConfig(
         split_sizes={"train": args.num, "val": 0, "test": 0}, preset="preview", shard_size=128

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from tvr.trance.train.batch import images_to_float
+from tvr.trance.data.batch import images_to_float
 from tvr.trance.train.data import make_dataset
 from tvr.trance.train.losses import supervised_loss
 from tvr.trance.train.module import (

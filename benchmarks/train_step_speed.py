@@ -28,8 +28,8 @@ from pathlib import Path
 
 import torch
 
+from tvr.trance.data.batch import collate, images_to_float
 from tvr.trance.models import build_model
-from tvr.trance.train.batch import collate, images_to_float
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.losses import supervised_loss
 from tvr.trance.train.module import model_layout, training_images

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.run import train
 

@@ -5,9 +5,9 @@
 On Table 2's test set (1,430 samples: 432, 425, 279, 154, 87, 53 with k = 2..7 clips), with 100
 candidates per sample (the sample's clips among them) and with all 4,918 test clips, prints for
 each convention:
-  exact     the expectation of each metric (tvr.tranco.random_baseline.expected_random) and the
+  exact     the expectation of each metric (tvr.tranco.eval.baselines.expected_random) and the
             standard deviation of one run's mean over that test set (the paper's row is one run)
-  MC        --runs runs of the baseline itself (random_prediction) scored by tvr.tranco.metrics:
+  MC        --runs runs of the baseline itself (random_prediction) scored by tvr.tranco.eval.metrics:
             the mean and the standard deviation across runs
   z         (Table 6 - exact) / sd, the sd widened by the printed rounding (+-0.00005)
   MC p      two-sided share of runs at least as far from the middle as Table 6's value, the runs
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tvr.tranco.metrics import CONVENTIONS, METRICS
+from tvr.tranco.eval.baselines import chi_square, expected_random, simulate_random, z_scores
+from tvr.tranco.eval.metrics import CONVENTIONS, METRICS
 from tvr.tranco.paper import FULL_CANDIDATES, TABLE2, TINY_CANDIDATES, random_row
-from tvr.tranco.random_baseline import chi_square, expected_random, simulate_random, z_scores
 
 ROUNDING = 1e-4  # Table 6 prints 4 decimals
 

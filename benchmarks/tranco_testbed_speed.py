@@ -37,7 +37,7 @@ def main() -> None:
     if args.threads:
         os.environ["LP_NUM_THREADS"] = str(args.threads)
 
-    from tvr.trance.testbeds.clips import ClipsConfig, SampleRenderer, generate_clips, shard_samples
+    from tvr.testbeds.clips import ClipsConfig, SampleRenderer, generate_clips, shard_samples
     from tvr.tranco.data.build import TABLE2_SPLIT, allocate
     from tvr.tranco.data.candidates import tiny_candidates
 

@@ -30,12 +30,12 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from tvr.vtt.evaluate import evaluate
-from tvr.vtt.metrics.bertscore import bertscore, offline_setting
-from tvr.vtt.metrics.bleu import bleu4
-from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l
-from tvr.vtt.metrics.suite import MetricOptions
-from tvr.vtt.metrics.text import clip_words, ptb_tokenize
+from tvr.vtt.eval.evaluate import evaluate
+from tvr.vtt.eval.metrics.bertscore import bertscore, offline_setting
+from tvr.vtt.eval.metrics.bleu import bleu4
+from tvr.vtt.eval.metrics.coco import cider_d, meteor, rouge_l
+from tvr.vtt.eval.metrics.suite import MetricOptions
+from tvr.vtt.eval.metrics.text import clip_words, ptb_tokenize
 
 VERBS = ["add", "cut", "put", "remove", "pour", "stir", "wash", "peel", "install", "fold",
          "tighten", "open", "close", "spread", "mix", "heat", "attach", "insert", "clean", "dry"]

@@ -1,6 +1,6 @@
 """What a model's descriptions tell on the TRANCE text testbed: the kind of step and the new value.
 
-Every testbed description comes from a template (`tvr.trance.testbeds.text`), so it can be read
+Every testbed description comes from a template (`tvr.testbeds.text`), so it can be read
 back (`read_step_text`) into the kind of step (colour, material, shape, size, a move within view,
 out of view, into view) and its new value ("color.green", "position.front-left.1"; a move out or
 in: its direction). A prediction is read the same way and compared with its reference, step by
@@ -25,7 +25,7 @@ from pathlib import Path
 from tvr.core.errors import UserError
 from tvr.core.jsonl import iter_jsonl, write_json
 from tvr.core.stats import compare_paired
-from tvr.trance.testbeds.text import TEMPLATES, read_step_text
+from tvr.testbeds.text import TEMPLATES, read_step_text
 
 
 def references(records: Path, split: str) -> dict[tuple[str, int], tuple[str, str]]:

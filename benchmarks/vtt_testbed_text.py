@@ -15,8 +15,8 @@ import argparse
 import time
 from collections import Counter
 
+from tvr.testbeds.text import TextTestbedConfig, describe_sample, wording
 from tvr.trance.sampling.sampler import SamplerConfig, ShardSampler
-from tvr.trance.testbeds.text import TextTestbedConfig, describe_sample, wording
 
 
 def main() -> None:

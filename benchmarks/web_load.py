@@ -57,7 +57,7 @@ def _env() -> dict[str, str]:
 
 def reference_steps(data: Path) -> dict[str, list[dict]]:
     """sample id -> reference steps, read from the dataset (the client's answer key)."""
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
 
     ds = open_dataset(data)
     out = {}

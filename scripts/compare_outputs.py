@@ -9,7 +9,9 @@ paths. Then, per command, it compares:
 - every file the command wrote, changed or removed (found by a snapshot of the side's folder
   before and after it), byte for byte and by permission bits, except the timing fields of
   TIMING_FIELDS, which are masked only in the files named there (their values, not their
-  presence; the masked keys are printed);
+  presence; the masked keys are printed), the side's own folder where a file records it
+  (`.tvr-inputs.json`), the files of RUN_SPECIFIC (output locks: by presence) and the samples
+  file's stat in the reference cache (REF_CACHE: its arrays are compared);
 - its exit code, its stdout with timings masked (TIMING_TEXT) and its stderr with progress bars
   dropped and timings masked.
 
@@ -53,7 +55,17 @@ MARKER = ".compare_outputs"
 # here writes a timing field.
 TIMING_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("*/shards/shard-*/manifest.json", ("seconds",)),
+    ("*/shards/*/timing.json", ("sample", "total", "cpu")),  # `tvr tranco testbed`'s shards
 )
+# Files whose content is of the run, not of the command: compared by presence only. An output
+# lock holds its holder's PID.
+RUN_SPECIFIC: tuple[tuple[str, str], ...] = (
+    ("*.tvr-lock", "the PID of the process that held the output's lock"),
+)
+# The reference cache beside samples.jsonl (`tvr evaluate`, `tvr sample`): its arrays are compared,
+# and its header but for the samples file's stat, which is of the run (the cache's key).
+REF_CACHE = "*samples.ref.npz"
+REF_CACHE_STAT = ("mtime_ns", "ctime_ns", "inode", "device")
 # Files the after side may add that the before side never wrote: (glob, why). Reported as
 # "new (expected)" and not counted as a difference; `--strict-new` counts them.
 EXPECTED_NEW: tuple[tuple[str, str], ...] = (
@@ -62,6 +74,7 @@ EXPECTED_NEW: tuple[tuple[str, str], ...] = (
 # stdout/stderr: durations ("in 1.2 s", "0.4 ms") and rates ("13.07img/s") are masked.
 TIMING_TEXT = re.compile(
     r"\d+(?:[.,]\d+)?\s?(?:ms|s|sec|seconds|min|minutes|h)\b|\d+(?:\.\d+)?\s?[A-Za-z]+/s\b"
+    r"|\d+(?:\.\d+)? \w+ per CPU second"
 )
 # tqdm progress bars (written to stderr with carriage returns) are dropped.
 PROGRESS = re.compile(r"\d+%\|.*\||\|\s*\d+/\d+ \[")
@@ -189,7 +202,7 @@ def steps() -> list[Step]:
                        ("basic", "sample-basic/samples.jsonl"),
                        ("view", "sample-view/samples.jsonl"),
                        ("gen-view test", "gen-view/test/samples.jsonl")):
-        s.append(Step(f"stats {name}", ("stats", path, "--json",
+        s.append(Step(f"stats {name}", ("stats", "--data", path, "--out",
                                         f"stats/{name.replace(' ', '-')}.json")))
     s += [
         Step("results on evaluations", (
@@ -205,10 +218,36 @@ def steps() -> list[Step]:
         Step("results on a dataset", (
             "results", "Reversed=preds/gen-view-reversed.jsonl", "--data", "gen-view",
             "--out", "results-gen")),
-        Step("report sample set", ("report", "sample-event", "--out", "report-event")),
-        Step("report samples file", ("report", "sample-view/samples.jsonl",
+        Step("report sample set", ("report", "--data", "sample-event", "--out", "report-event")),
+        Step("report samples file", ("report", "--data", "sample-view/samples.jsonl",
                                      "--out", "report-view")),
-        Step("report dataset", ("report", "gen-view", "--out", "report-gen")),
+        Step("report dataset", ("report", "--data", "gen-view", "--out", "report-gen")),
+        Step("compare event", ("compare", "Oracle=eval/event-oracle", "Random=eval/event-random",
+                               "--resamples", "200", "--out", "cmp/event")),
+        Step("compare view --json", ("trance", "compare", "eval/view-reversed",
+                                     "eval/view-random", "--resamples", "200", "--json")),
+        Step("tranco testbed", ("tranco", "testbed", "--out", "tranco", "--num", "20",
+                                "--image-size", "64x48", "--quiet")),
+        Step("tranco stats", ("tranco", "stats", "--data", "tranco")),
+        Step("tranco stats --json", ("tranco", "stats", "--data", "tranco", "--json")),
+        Step("tranco baseline random", ("tranco", "baseline", "random", "--data", "tranco",
+                                        "--out", "preds/tranco-r0.jsonl")),
+        Step("tranco baseline random seed 1", ("tranco", "baseline", "random", "--data", "tranco",
+                                               "--seed", "1", "--out", "preds/tranco-r1.jsonl")),
+    ]
+    for seed in ("r0", "r1"):
+        s.append(Step(f"tranco evaluate {seed}", (
+            "tranco", "evaluate", "--data", "tranco", "--predictions", f"preds/tranco-{seed}.jsonl",
+            "--out", f"eval/tranco-{seed}")))
+    s += [
+        Step("tranco compare", ("tranco", "compare", "R0=eval/tranco-r0", "R1=eval/tranco-r1",
+                                "--resamples", "200", "--out", "cmp/tranco")),
+        Step("tranco compare prose", ("tranco", "compare", "eval/tranco-r0", "eval/tranco-r1",
+                                      "--convention", "prose", "--resamples", "200")),
+        Step("vtt testbed", ("vtt", "testbed", "--out", "vtt", "--num", "12", "--image-size",
+                             "64x48", "--quiet")),
+        Step("vtt stats", ("vtt", "stats", "--data", "vtt")),
+        Step("vtt stats --json", ("vtt", "stats", "--data", "vtt/meta/vtt.jsonl", "--json")),
     ]
     return s
 
@@ -326,9 +365,28 @@ def mask_json(text: str, keys: tuple[str, ...]) -> tuple[str, list[str]]:
     return "".join(parts), found
 
 
-def comparable(path: Path, rel: str, ignored: dict[str, list[str]]) -> bytes:
-    """The file's bytes, with the timing fields of its TIMING_FIELDS rule masked."""
+def ref_cache_bytes(path: Path) -> bytes:
+    """A reference cache's arrays, its header's stat of the samples file masked."""
+    import numpy as np
+
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    header = json.loads(bytes(arrays.pop("header")).decode("utf-8"))
+    header.update({k: "<run>" for k in REF_CACHE_STAT if k in header})
+    parts = [json.dumps(header, sort_keys=True).encode()]
+    parts += [k.encode() + str(v.dtype).encode() + str(v.shape).encode() + v.tobytes()
+              for k, v in sorted(arrays.items())]
+    return b"\n".join(parts)
+
+
+def comparable(path: Path, rel: str, ignored: dict[str, list[str]], root: Path | None = None) -> bytes:
+    """The file's bytes, with the timing fields of its TIMING_FIELDS rule masked and the side's
+    folder (`root`, an absolute path some files record) written as <SIDE>."""
+    if fnmatch.fnmatch(rel, REF_CACHE):
+        return ref_cache_bytes(path)
     data = path.read_bytes()
+    if root is not None:
+        data = data.replace(str(root).encode(), b"<SIDE>")
     keys = timing_keys(rel)
     if not keys:
         return data
@@ -411,8 +469,8 @@ def compare_step(
         problems.append(f"exit code {ra['rc']} vs {rb['rc']}")
     masked_lines: list[str] = []
     for stream, progress in (("stdout", False), ("stderr", True)):
-        xa, ma = clean_stream(ra[stream], progress)
-        xb, mb = clean_stream(rb[stream], progress)
+        xa, ma = clean_stream(ra[stream].replace(str(a.root), "<SIDE>"), progress)
+        xb, mb = clean_stream(rb[stream].replace(str(b.root), "<SIDE>"), progress)
         masked_lines += [f"{stream}: {line}" for line in dict.fromkeys(ma + mb)]
         if xa != xb:
             problems.append(f"{stream}: " + text_diff("\n".join(xa), "\n".join(xb)))
@@ -433,7 +491,9 @@ def compare_step(
         mode_a, mode_b = stat.S_IMODE(pa.stat().st_mode), stat.S_IMODE(pb.stat().st_mode)
         if mode_a != mode_b:
             problems.append(f"{rel}: permissions {mode_a:o} vs {mode_b:o}")
-        xa, xb = comparable(pa, rel, ignored), comparable(pb, rel, ignored)
+        if any(fnmatch.fnmatch(rel, pattern) for pattern, _why in RUN_SPECIFIC):
+            continue
+        xa, xb = comparable(pa, rel, ignored, a.root), comparable(pb, rel, ignored, b.root)
         if xa != xb:
             problems.append(f"{rel}: " + bytes_diff(rel, xa, xb, pa, pb))
     return {"step": step.name, "command": "tvr " + " ".join(step.args), "rc": [ra["rc"], rb["rc"]],

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from tvr.visualtrans.dataset import item_id
+from tvr.visualtrans.data.dataset import item_id
 
 
 def lines(path: Path, records: list) -> None:

@@ -265,7 +265,7 @@ VT_VERDICTS = Path(__file__).with_name("web_screenshots_vt_verdicts.json")
 
 
 def visualtrans_verify(browser, build: Path, out: Path, items: int = 10) -> None:
-    from tvr.visualtrans.dataset import item_id
+    from tvr.visualtrans.data.dataset import item_id
 
     listed = json.loads((build / "questions" / "VisualTrans.json").read_text())
     verdicts = {v["id"]: v for v in json.loads(VT_VERDICTS.read_text())}

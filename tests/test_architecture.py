@@ -83,3 +83,40 @@ def test_import_contracts_hold() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert "0 broken" in done.stdout
+
+
+BENCHMARKS = ("trance", "clevrer", "vtt", "tranco", "visualtrans")
+WITH_MODELS = ("trance", "clevrer", "vtt", "tranco")  # VisualTrans's predictors are VLMs
+#: docs/architecture.md's skeleton: where each benchmark keeps a shared idea
+SKELETON = {
+    "plugin.py": BENCHMARKS,  # its parts of the shared layers (the entry point)
+    "paper.py": BENCHMARKS,  # the paper's numbers
+    "data/__init__.py": BENCHMARKS,  # formats, layout, readers
+    "data/torch_data.py": BENCHMARKS,  # the PyTorch datasets
+    "eval/__init__.py": BENCHMARKS,  # scoring
+    "eval/baselines.py": BENCHMARKS,  # model-free baselines
+    "eval/compare.py": BENCHMARKS,  # the paired comparison its plugin registers
+    "models/__init__.py": WITH_MODELS,
+    "data/layout.py": ("clevrer", "vtt", "tranco"),  # a release folder's parts
+    "train/__init__.py": ("trance", "vtt", "tranco"),  # CLEVRER: models/NAME/run.py per model
+}
+#: module names of a shared idea -> the one folder of a benchmark they may sit in
+ONE_PATH = {"compare.py": "eval", "baselines.py": "eval", "torch_data.py": "data",
+            "layout.py": "data"}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", sorted(SKELETON))
+def test_each_benchmarks_shared_ideas_sit_at_the_skeletons_paths(path) -> None:
+    missing = [b for b in SKELETON[path] if not (ROOT / "src/tvr" / b / path).is_file()]
+    assert not missing, f"{path} missing in {missing} (docs/architecture.md, the skeleton)"
+
+
+def test_a_shared_idea_has_one_path_and_no_folder_doubles_data() -> None:
+    stray = []
+    for bench in BENCHMARKS:
+        root = ROOT / "src/tvr" / bench
+        for name, folder in ONE_PATH.items():
+            stray += [p.relative_to(root.parent).as_posix() for p in root.rglob(name)
+                      if p.parent != root / folder]  # fmt: skip
+        stray += [f"{bench}/{d}/" for d in ("dataset", "datasets") if (root / d).is_dir()]
+    assert not stray, f"outside the skeleton: {stray}"

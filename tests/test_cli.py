@@ -376,7 +376,7 @@ def test_json_on_every_scoring_command(tmp_path, capsys):
     """Issue 29: `tvr evaluate` and `visualtrans score` had no --json (the other three had)."""
     from tests.visualtrans.make_data import make_visualtrans
     from tvr.core.output_lock import release_all
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
 
     assert main(["demo", "--out", str(tmp_path / "d"), "--num", "8", "--workers", "1"]) == 0
     release_all()
@@ -391,7 +391,7 @@ def test_json_on_every_scoring_command(tmp_path, capsys):
     replies.write_text("".join(json.dumps({"id": it.id, "reply": "<answer>A</answer>",
                                            "error": None}) + "\n"
                                for it in load_dataset(data).items))  # fmt: skip
-    assert main(["visualtrans", "score", "--data", str(data), "--results", str(replies),
+    assert main(["visualtrans", "evaluate", "--data", str(data), "--predictions", str(replies),
                  "--out", str(tmp_path / "score"), "--json"]) == 0  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads((tmp_path / "score" / "summary.json").read_text())

@@ -352,7 +352,7 @@ def test_tranco_wrong_arguments_are_one_sentence(tranco_data, tmp_path):
 
 # --- VisualTrans -------------------------------------------------------------------------------
 def test_visualtrans_items(visualtrans_data, tmp_path):
-    from tvr.visualtrans.torch_data import VisualTransDataset
+    from tvr.visualtrans.data.torch_data import VisualTransDataset
 
     ds = VisualTransDataset(visualtrans_data)
     assert len(ds) == 11 and len(VisualTransDataset(visualtrans_data, unique=True)) == 10
@@ -390,7 +390,7 @@ def test_visualtrans_items(visualtrans_data, tmp_path):
 
 
 def test_visualtrans_wrong_arguments_are_one_sentence(visualtrans_data, tmp_path):
-    from tvr.visualtrans.torch_data import VisualTransDataset
+    from tvr.visualtrans.data.torch_data import VisualTransDataset
 
     broken = tmp_path / "broken"
     shutil.copytree(visualtrans_data, broken)
@@ -421,7 +421,7 @@ def test_visualtrans_wrong_arguments_are_one_sentence(visualtrans_data, tmp_path
 
 # --- without torch -----------------------------------------------------------------------------
 @pytest.mark.parametrize("module", ["tvr.clevrer.data.torch_data", "tvr.vtt.data.torch_data",
-                                    "tvr.tranco.data.torch_data", "tvr.visualtrans.torch_data"])  # fmt: skip
+                                    "tvr.tranco.data.torch_data", "tvr.visualtrans.data.torch_data"])  # fmt: skip
 def test_without_torch_the_import_says_which_extra(module, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     monkeypatch.delitem(sys.modules, module, raising=False)

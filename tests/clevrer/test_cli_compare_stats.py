@@ -189,17 +189,13 @@ def test_stats_of_bad_data_is_one_line(tmp_path, case):
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("tvr clevrer stats: error: ")
 
 
-def test_baseline_kind_is_positional_and_the_old_option_still_works(tmp_path, capsys):
+def test_baseline_kind_is_positional(tmp_path, capsys):
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps(question_file(n_videos=2)))
-    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    new = tmp_path / "new.json"
     assert main(["clevrer", "baseline", "random", "--data", str(questions), "--seed", "3",
                  "--out", str(new)]) == 0  # fmt: skip
     assert "--kind" not in capsys.readouterr().err
-    assert main(["clevrer", "baseline", "--kind", "random", "--data", str(questions), "--seed",
-                 "3", "--out", str(old)]) == 0  # fmt: skip
-    assert "--kind is renamed KIND" in capsys.readouterr().err
-    assert new.read_text() == old.read_text()
     with pytest.raises(SystemExit):
         main(["clevrer", "baseline", "--data", str(questions), "--out", str(new)])
     assert "required: KIND" in capsys.readouterr().err

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tvr.clevrer.data.questions import read_questions
-from tvr.clevrer.dataset.config import GenerateConfig
-from tvr.clevrer.dataset.generate import generate
+from tvr.clevrer.generate.config import GenerateConfig
+from tvr.clevrer.generate.job import generate
 from tvr.cli import main
 
 pytest.importorskip("pybullet")

@@ -28,8 +28,8 @@ def tiny_set(tmp_path_factory):
     """Two rendered videos (raster): video 0 in train, video 1 in test."""
     pytest.importorskip("pybullet")
     pytest.importorskip("av")
-    from tvr.clevrer.dataset.config import GenerateConfig
-    from tvr.clevrer.dataset.generate import generate
+    from tvr.clevrer.generate.config import GenerateConfig
+    from tvr.clevrer.generate.job import generate
 
     out = tmp_path_factory.mktemp("clevrer-vlm") / "set"
     generate(GenerateConfig(num=2, seed=0, shard_size=2).validate(), out, progress=False)

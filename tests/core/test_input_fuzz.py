@@ -211,7 +211,7 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     questions.write_text(json.dumps(random_question_file(2, seed=0)))
     assert main(["clevrer", "baseline", "--data", str(questions), "random",
                  "--out", str(root / "answers.json")]) == 0  # fmt: skip
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
 
     data, _, _ = make_visualtrans(root / "vt")
 
@@ -315,8 +315,8 @@ def test_lenient_scoring_skips_a_bad_line_and_counts_it(target, inputs, tmp_path
     """Every scoring command is strict by default; --lenient scores a bad line's sample as
     missing (wrong) and counts the line."""
     if target.startswith("vtt"):  # scoring runs Java's METEOR: stub the metrics
-        from tvr.vtt import evaluate as vtt_evaluate
-        from tvr.vtt.metrics.suite import MetricScores
+        from tvr.vtt.eval import evaluate as vtt_evaluate
+        from tvr.vtt.eval.metrics.suite import MetricScores
         from tvr.vtt.paper import METRICS
 
         monkeypatch.setattr(vtt_evaluate, "score_descriptions", lambda h, r, o, *rest, **kw: {

@@ -205,7 +205,7 @@ RACES = {
     "tranco testbed": (["tranco", "testbed", "--out", "{X}", "--split-sizes", "train=4,val=2,test=2",
                         "--image-size", "48x36", "--preset", "preview", "--workers", "2",
                         "--shard-size", "2", "--quiet"],
-                       ["tranco", "stats", "{X}", "--json"]),
+                       ["tranco", "stats", "--data", "{X}", "--json"]),
     "vtt testbed": (["vtt", "testbed", "--out", "{X}", "--num", "6", "--image-size", "64x48",
                      "--preset", "preview", "--shard-size", "2", "--workers", "2",
                      "--quiet"],
@@ -217,11 +217,11 @@ RACES = {
                          ["clevrer", "evaluate", "--data", "{X}/questions/train.json",
                           "--predictions", "{X}/questions/train.json"]),
     "sample": (["sample", "--out", "{X}", "--num", "40", "--shard-size", "10", "--workers", "2"],
-               ["stats", "{X}/samples.jsonl"]),
+               ["stats", "--data", "{X}/samples.jsonl"]),
     "generate": (["generate", "--setting", "event", "--split-sizes", "train=8,val=4,test=4",
                   "--out", "{X}", "--preset", "preview", "--image-size", "64x48",
                   "--small-size", "32x32", "--shard-size", "4", "--workers", "2", "--quiet"],
-                 ["report", "{X}", "--out", "{X}-report"]),
+                 ["report", "--data", "{X}", "--out", "{X}-report"]),
 }  # fmt: skip
 
 

@@ -127,7 +127,8 @@ def test_training_configs_of_every_benchmark(tmp_path, capsys):
 
 
 def test_job_and_set_configs(tmp_path):
-    from tvr.clevrer.dataset.config import GenerateConfig
+    from tvr.clevrer.generate.config import GenerateConfig
+
     from tvr.clevrer.models.sets import split_indices
     from tvr.vtt.data.build import BuildConfig
 

@@ -13,7 +13,7 @@ from PIL import Image
 from tests.visualtrans.make_data import make_visualtrans
 
 from tvr.cli import main
-from tvr.visualtrans.dataset import load_dataset, question_options
+from tvr.visualtrans.data.dataset import load_dataset, question_options
 
 
 def _read(path):

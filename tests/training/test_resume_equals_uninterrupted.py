@@ -36,8 +36,8 @@ def datasets(tmp_path_factory):
         import pybullet  # noqa: F401
     except ImportError:
         return found
-    from tvr.clevrer.dataset.config import GenerateConfig
-    from tvr.clevrer.dataset.generate import generate
+    from tvr.clevrer.generate.config import GenerateConfig
+    from tvr.clevrer.generate.job import generate
 
     config = GenerateConfig(num=8, seed=3, shard_size=8, backend="none", masks=False)
     generate(config.validate(), root / "clevrer", progress=False)

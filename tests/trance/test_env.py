@@ -26,10 +26,7 @@ def test_import_tvr_installs_no_import_hook_and_imports_no_gymnasium():
     and by Gymnasium's own "module:id" form, nothing else."""
     code = (
         "import sys; before = list(sys.meta_path); import tvr; "
-        # tvr._moved (old module paths) goes in the branch deleting it; then compare whole lists
-        "new = [f for f in sys.meta_path if f not in before "
-        "and type(f).__module__ != 'tvr._moved']; "
-        "assert not new, new; assert 'gymnasium' not in sys.modules; "
+        "assert sys.meta_path == before, sys.meta_path; assert 'gymnasium' not in sys.modules; "
         "import gymnasium; "
         f"assert not any(i in gymnasium.registry for i in {IDS!r}); "
         "import tvr.trance.env; "

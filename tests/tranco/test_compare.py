@@ -82,7 +82,7 @@ def test_a_clear_difference_and_the_swap(tmp_path, capsys):
     a = _evaluate(tmp_path, "good", references, references)
     b = _evaluate(tmp_path, "bad", {key: ["x"] for key in references}, references)
     capsys.readouterr()
-    doc = json.loads(_compare(capsys, a, b, "--json", "--labels", "mine", "theirs"))
+    doc = json.loads(_compare(capsys, f"mine={a}", f"theirs={b}", "--json"))
     rows = {r["metric"]: r for r in doc["metrics"]}
     assert (doc["a"]["label"], doc["b"]["label"]) == ("mine", "theirs")
     # McNemar: 6 discordant samples all one way: 2 / 2^6; sign flips of six equal differences:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tvr.tranco.metrics import (
+from tvr.tranco.eval.metrics import (
     CONVENTIONS,
     METRICS,
     by_length,

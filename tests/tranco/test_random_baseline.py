@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from tvr.tranco.data.formats import ReferenceSample
-from tvr.tranco.metrics import CONVENTIONS, METRICS, score_sample
-from tvr.tranco.paper import TABLE2, random_row
-from tvr.tranco.random_baseline import (
+from tvr.tranco.eval.baselines import (
     chi_square,
     chi_square_survival,
     expected_random,
@@ -18,6 +16,8 @@ from tvr.tranco.random_baseline import (
     simulate_random,
     z_scores,
 )
+from tvr.tranco.eval.metrics import CONVENTIONS, METRICS, score_sample
+from tvr.tranco.paper import TABLE2, random_row
 
 TEST_COUNTS = TABLE2["test"][2]
 

@@ -1,5 +1,5 @@
-"""`tvr visualtrans stats|evaluate|baseline|compare`, and the former names `summary` and `score`
-(hidden, one line on stderr): output on a small made-up set, --json, bad input as one line."""
+"""`tvr visualtrans stats|evaluate|baseline|compare`: output on a small made-up set, --json,
+bad input as one line."""
 
 import json
 import subprocess
@@ -9,8 +9,8 @@ import pytest
 
 from tests.visualtrans.make_data import CORRECT_REPLIES, make_visualtrans
 from tvr.cli import main
-from tvr.visualtrans.baselines import baseline_predictions
-from tvr.visualtrans.dataset import load_dataset, question_options
+from tvr.visualtrans.data.dataset import load_dataset, question_options
+from tvr.visualtrans.eval.baselines import baseline_predictions
 
 
 @pytest.fixture
@@ -60,13 +60,6 @@ def test_stats_takes_the_file_or_its_folder(data, capsys):
     assert code == 1 and f"missing images: {images}" in text
 
 
-def test_summary_is_the_former_name_of_stats(data, capsys):
-    code, out, err = _run(capsys, "visualtrans", "summary", data, "--json")
-    assert code == 0 and json.loads(out)["items"] == 11
-    assert err == ("tvr visualtrans summary is renamed tvr visualtrans stats; the old name works "
-                   "until tvr 0.3\n")  # fmt: skip
-
-
 def test_evaluate_prints_without_out_and_writes_with_it(data, tmp_path, capsys):
     replies = _replies(tmp_path, data)
     code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--predictions",
@@ -86,19 +79,6 @@ def test_evaluate_prints_without_out_and_writes_with_it(data, tmp_path, capsys):
                         replies, "--out", out_dir)  # fmt: skip
     assert code == 0 and out.splitlines()[-1].startswith(f"wrote {out_dir}/summary.json")
     assert len((out_dir / "detail.jsonl").read_text().splitlines()) == 11
-
-
-def test_score_and_results_are_the_former_names(data, tmp_path, capsys):
-    replies = _replies(tmp_path, data)
-    code, out, err = _run(capsys, "visualtrans", "score", "--data", data, "--results", replies,
-                          "--json")  # fmt: skip
-    assert code == 0 and json.loads(out)["overall"]["correct"] == 11
-    assert err == ("tvr visualtrans score is renamed tvr visualtrans evaluate; the old name works "
-                   "until tvr 0.3\n")  # fmt: skip
-    code, out, err = _run(capsys, "visualtrans", "evaluate", "--data", data, "--results",
-                          replies, "--json")  # fmt: skip
-    assert code == 0 and json.loads(out)["overall"]["correct"] == 11
-    assert "--results is renamed --predictions" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from tests.visualtrans.make_data import DUPLICATED, make_visualtrans
 from tvr.cli import main
 from tvr.core.errors import InputError, UserError
-from tvr.visualtrans.dataset import infer_answer_format, item_id, load_dataset
+from tvr.visualtrans.data.dataset import infer_answer_format, item_id, load_dataset
 
 GOOD = {
     "task_type": "count",
@@ -61,7 +61,7 @@ def test_missing_field_and_bad_file_shapes(tmp_path):
 
 def test_cli_prints_a_message_not_a_traceback(tmp_path, capsys):
     path = write(tmp_path, [GOOD, {**GOOD, "task_type": "nope"}])
-    assert main(["visualtrans", "summary", str(path)]) == 2
+    assert main(["visualtrans", "stats", "--data", str(path)]) == 2
     err = capsys.readouterr().err
     assert "[1].task_type" in err and "Traceback" not in err
 
@@ -119,10 +119,10 @@ def test_warnings_for_odd_but_loadable_items(tmp_path):
     assert "different labels" in text and s["conflicting_duplicates"] == [[3, 4]]
 
 
-def test_summary_command(tmp_path, capsys):
+def test_stats_command(tmp_path, capsys):
     data, images, _ = make_visualtrans(tmp_path)
-    assert main(["visualtrans", "summary", str(data), "--images", str(images)]) == 0
+    assert main(["visualtrans", "stats", "--data", str(data), "--images", str(images)]) == 0
     out = capsys.readouterr().out
     assert "11 items, 10 distinct" in out and "missing images: 0" in out
-    assert main(["visualtrans", "summary", str(data), "--json"]) == 0
+    assert main(["visualtrans", "stats", "--data", str(data), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["by_format"]["set"] == 3

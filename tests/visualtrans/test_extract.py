@@ -2,7 +2,7 @@
 
 import pytest
 
-from tvr.visualtrans.extract import (
+from tvr.visualtrans.data.extract import (
     extract_normalized,
     extract_official,
     objects_in_question,

@@ -6,9 +6,9 @@ import pytest
 
 from tests.visualtrans.make_data import CORRECT_REPLIES, make_visualtrans
 from tvr.cli import main
-from tvr.visualtrans.dataset import Dataset, Item, item_id, load_dataset
-from tvr.visualtrans.report import table2_row, write_report
-from tvr.visualtrans.scoring import judge, score_dataset
+from tvr.visualtrans.data.dataset import Dataset, Item, item_id, load_dataset
+from tvr.visualtrans.eval.report import table2_row, write_report
+from tvr.visualtrans.eval.scoring import judge, score_dataset
 
 
 def make_item(fmt, label, question="Q?", task=None):
@@ -208,7 +208,7 @@ def test_score_command_reads_the_official_runner_output(tmp_path, capsys):
     lines[0]["assistant"] = "<answer>7</answer>"
     results.write_text("".join(json.dumps(x) + "\n" for x in lines) + "{torn", encoding="utf-8")
     out = tmp_path / "score"
-    argv = ["visualtrans", "score", "--data", str(data), "--results", str(results),
+    argv = ["visualtrans", "evaluate", "--data", str(data), "--predictions", str(results),
             "--mode", "official", "--out", str(out)]  # fmt: skip
     # strict by default: the torn line is named, nothing is scored or written
     assert main(argv) == 2

@@ -157,8 +157,8 @@ def clevrer_run(tmp_path: Path) -> ClevrerRun:
     first descriptive one (garbled), the first multiple-choice one (garbled) and the second
     descriptive one (readable, wrong)."""
     from tvr.clevrer.data.questions import read_questions
-    from tvr.clevrer.dataset.config import GenerateConfig
-    from tvr.clevrer.dataset.generate import generate
+    from tvr.clevrer.generate.config import GenerateConfig
+    from tvr.clevrer.generate.job import generate
     from tvr.clevrer.vlm_task import item_id
 
     data = tmp_path / "clevrer"

@@ -43,6 +43,6 @@ def test_user_mistakes_are_messages(tmp_path, capsys, monkeypatch):
     assert main(["vlm", "export", "--task", "visualtrans", "--data", str(data), "--images",
                  str(images), "--results", "r.jsonl", "--out", "p.jsonl"]) == 2  # fmt: skip
     assert "tvr visualtrans evaluate" in capsys.readouterr().err
-    assert main(["visualtrans", "score", "--data", str(data), "--results",
+    assert main(["visualtrans", "evaluate", "--data", str(data), "--predictions",
                  str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "s")]) == 2  # fmt: skip
     assert "no such file" in capsys.readouterr().err

@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from tvr.core.errors import UserError
-from tvr.vtt.metrics import bertscore as bs
-from tvr.vtt.metrics.spice import UNAVAILABLE, corenlp_jars, spice
-from tvr.vtt.metrics.suite import MetricOptions, _bertscore, _bertscore_setting, _spice
+from tvr.vtt.eval.metrics import bertscore as bs
+from tvr.vtt.eval.metrics.spice import UNAVAILABLE, corenlp_jars, spice
+from tvr.vtt.eval.metrics.suite import MetricOptions, _bertscore, _bertscore_setting, _spice
 
 
 def _needs_bert_score():

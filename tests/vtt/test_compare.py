@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tvr.cli import main
-from tvr.vtt.evaluate import Evaluation, write_evaluation
+from tvr.vtt.eval.evaluate import Evaluation, write_evaluation
 
 DESCRIPTIONS = [("s1", 0, "cut onion"), ("s1", 1, "fry onion"), ("s2", 0, "add salt"),
                 ("s2", 1, "stir soup"), ("s2", 2, "serve soup")]  # fmt: skip
@@ -87,7 +87,7 @@ def test_compare_by_hand(tmp_path, capsys):
     assert (out / "compare.md").read_text().splitlines() == printed.splitlines()[:-1]
     assert "| BLEU-4 | 5 | 42.00 | 22.00 | +20.00 |" in printed
 
-    swapped = json.loads(_compare(capsys, b, a, "--json", "--labels", "B", "A"))
+    swapped = json.loads(_compare(capsys, f"B={b}", f"A={a}", "--json"))
     back = {r["metric"]: r for r in swapped["metrics"]}
     assert (back["BLEU_4"]["a"], back["BLEU_4"]["difference"]) == (22, -20)
     assert back["BLEU_4"]["low"] == pytest.approx(-bleu["high"])

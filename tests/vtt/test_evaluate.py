@@ -10,7 +10,7 @@ from tvr.cli import main
 from tvr.core.errors import InputError
 from tvr.vtt.data.predictions import read_predictions
 from tvr.vtt.data.records import read_records
-from tvr.vtt.evaluate import align
+from tvr.vtt.eval.evaluate import align
 
 
 @pytest.mark.parametrize(

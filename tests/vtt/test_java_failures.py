@@ -13,7 +13,7 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
 
 KILLED_METEOR = """
 from tvr.core.errors import UserError
-from tvr.vtt.metrics import coco
+from tvr.vtt.eval.metrics import coco
 scorer = coco._meteor()
 scorer.meteor_p.kill()
 scorer.meteor_p.wait()

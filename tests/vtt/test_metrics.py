@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.vtt.samples import needs_java
-from tvr.vtt.metrics.bleu import bleu4
-from tvr.vtt.metrics.coco import cider_d, meteor, rouge_l
-from tvr.vtt.metrics.text import clip_words, ptb_tokenize
+from tvr.vtt.eval.metrics.bleu import bleu4
+from tvr.vtt.eval.metrics.coco import cider_d, meteor, rouge_l
+from tvr.vtt.eval.metrics.text import clip_words, ptb_tokenize
 
 
 def test_bleu_matches_a_hand_computation_of_smoothing_method_7():
@@ -44,7 +44,7 @@ def test_paper_bleu_exceeds_100_for_every_perfect_text_of_four_words_or_more():
     """Issue 42: with five words or more p5 = 1 too, so method 5 gives 4/3, 10/9, 28/27, 82/81;
     the standard convention (method 3) gives 1 for a perfect text and never more."""
     pytest.importorskip("nltk")
-    from tvr.vtt.metrics.bleu import bleu4_standard
+    from tvr.vtt.eval.metrics.bleu import bleu4_standard
 
     p = [Fraction(4, 3), Fraction(10, 9), Fraction(28, 27), Fraction(82, 81)]
     above = float(p[0] * p[1] * p[2] * p[3]) ** 0.25
@@ -61,7 +61,7 @@ def test_paper_bleu_exceeds_100_for_every_perfect_text_of_four_words_or_more():
        r=st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=14))  # fmt: skip
 def test_standard_bleu_never_exceeds_one(h, r):
     pytest.importorskip("nltk")
-    from tvr.vtt.metrics.bleu import bleu4_standard
+    from tvr.vtt.eval.metrics.bleu import bleu4_standard
 
     (score,) = bleu4_standard([" ".join(h)], [" ".join(r)])
     assert 0.0 <= score <= 1.0 + 1e-12

@@ -11,8 +11,8 @@ from tvr.cli import main
 from tvr.core.errors import InputError
 from tvr.core.notices import random_weights_line, warn_random_weights
 from tvr.vtt.data.predictions import read_predictions
-from tvr.vtt.evaluate import evaluate
-from tvr.vtt.metrics.suite import MetricOptions
+from tvr.vtt.eval.evaluate import evaluate
+from tvr.vtt.eval.metrics.suite import MetricOptions
 
 NO_BERT = MetricOptions(bertscore=False)
 

@@ -13,9 +13,9 @@ from tests.vtt.image_sets import write_image_set
 from tests.vtt.samples import needs_java
 from tvr.cli import main
 from tvr.core.errors import UserError
-from tvr.vtt.baselines import NearestConfig, nearest_predictions
 from tvr.vtt.data.predictions import read_predictions
 from tvr.vtt.data.records import read_records
+from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
 from tvr.vtt.train.config import VttTrainConfig
 from tvr.vtt.train.module import linear_warmup_decay
 
@@ -129,7 +129,7 @@ def test_warmup_then_linear_decay():
 
 @needs_java
 def test_val_cider_is_the_evaluation_cider():
-    from tvr.vtt.metrics.suite import MetricOptions, score_descriptions
+    from tvr.vtt.eval.metrics.suite import MetricOptions, score_descriptions
     from tvr.vtt.train.module import val_cider
 
     refs = ["put steak on grill", "flip steak", "cut mango", "pour coffee"]

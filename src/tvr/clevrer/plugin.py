@@ -84,3 +84,69 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("clevrer", Comparer(
+        "tvr.clevrer.eval.compare",
+        help="paired comparison of two evaluations of the same questions",
+        description="A and B are `tvr clevrer evaluate --out` folders (or their detail.jsonl) "
+        "of the same question file. The paper's metrics are compared item by item: descriptive "
+        "accuracy question by question, each multiple-choice type's per-option accuracy option "
+        "by option and per-question accuracy question by question, by the exact McNemar test "
+        "with a seeded 95% bootstrap interval of A-B; then descriptive accuracy per sub-type. "
+        "See docs/clevrer.md.",
+    ))  # fmt: skip
+
+
+_register_compare()
+
+
+def _clevrer_stats(data: Any, split: str | None = None) -> tuple[dict[str, Any], list[str], int]:
+    from tvr.clevrer.report.set_stats import set_stats, stats_lines
+
+    stats = set_stats(data, split)
+    return stats, stats_lines(stats), 0
+
+
+def _clevrer_evaluate(*args: Any) -> Any:
+    from tvr.clevrer.eval.evaluate import evaluate
+
+    return evaluate(*args)
+
+
+def _register_verbs() -> None:
+    from tvr.core.verbs import Evaluator, Option, Stats, register_evaluator, register_stats
+
+    register_stats("clevrer", Stats(
+        _clevrer_stats,
+        help="counts of a set: videos, questions per type and sub-type, answer shares, events",
+        description="Read a CLEVRER set (a folder made by `tvr clevrer generate`, or the "
+        "release's layout) or one question file, and print its videos and questions, "
+        "questions per type beside the release's shares, per descriptive sub-type with its "
+        "answer shares, the options of the multiple-choice types and the share labelled "
+        "correct, the language prior of the template families and the events per annotated "
+        "video. `tvr clevrer report` draws the same counts.",
+        data_help="the set's folder, or a question file",
+        options=(Option("--split", "one split of a set's folder (default: every split it has)",
+                        choices=("train", "val", "test")),),
+    ))  # fmt: skip
+    register_evaluator("clevrer", Evaluator(
+        _clevrer_evaluate,
+        help="score an answer file (the challenge's format) against a question file",
+        description="Score answers in the challenge's submission format against a question file "
+        "with answers (the release's train.json/validation.json or a generated one): "
+        "descriptive accuracy (and per sub-type), per-option and per-question accuracy of "
+        "explanatory, predictive and counterfactual questions. Unanswered questions and options "
+        "count wrong and are counted. Prints the published numbers beside ours.",
+        data_help="question file (with answers), or a set's folder (its --split)",
+        predictions_help="answer file in the submission format",
+        out_files=("summary.md", "detail.jsonl"),
+        lenient_what="video entry of the answer file",
+        resolve="tvr.clevrer.data.layout:questions_file",
+    ))  # fmt: skip
+
+
+_register_verbs()

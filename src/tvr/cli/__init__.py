@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr import __version__
-from tvr.cli._common import TvrParser, output_record
+from tvr.cli._common import output_record
 from tvr.core.errors import InputError, UserError, clip
 from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
@@ -49,11 +49,12 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tvr.cli.tranco",
     "tvr.cli.serve",
     "tvr.cli.export",
+    "tvr.cli.verbs",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = TvrParser(
+    parser = argparse.ArgumentParser(
         prog="tvr",
         description="Transformation-driven visual reasoning: TRANCE (its commands are top-level "
         "and under `tvr trance`), CLEVRER, VTT, TRANCO and VisualTrans. Every benchmark reads "

@@ -8,7 +8,6 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -175,9 +174,6 @@ def add_compare_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(name, type=labelled_path, metavar=f"[LABEL=]{name.upper()}",
                        help="evaluation folder or detail.jsonl, LABEL= naming it (default its "
                        "folder's name)")  # fmt: skip
-    p.add_argument("--labels", nargs=2, metavar=("LA", "LB"), help=argparse.SUPPRESS)
-    p.set_defaults(_prog=p.prog)
-    note_renamed(p, "--labels LA LB", "LA=A LB=B")
     p.add_argument("--resamples", type=positive_int, default=10000,
                    help="bootstrap resamples and random sign patterns (default 10000)")  # fmt: skip
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
@@ -196,14 +192,8 @@ def labelled_path(text: str) -> tuple[str | None, Path]:
 
 
 def compared_inputs(args: argparse.Namespace) -> tuple[tuple[str | None, Path], ...]:
-    """A and B of a `compare` command as (label, path); the former --labels LA LB (one line
-    on stderr) name them where LABEL= did not."""
-    (la, a), (lb, b) = args.a, args.b
-    if args.labels:
-        print(f"{getattr(args, '_prog', 'tvr')}: --labels is replaced by LABEL=PATH (e.g. {args.labels[0]}="
-              f"{a}); it works until tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
-        la, lb = la or args.labels[0], lb or args.labels[1]
-    return (la, a), (lb, b)
+    """A and B of a `compare` command as (label, path)."""
+    return args.a, args.b
 
 
 def finish_comparison(args: argparse.Namespace, document: dict[str, Any], lines: list[str]) -> int:
@@ -247,76 +237,6 @@ def print_lenient_note(problems: list | None, as_json: bool = False) -> None:
               f"first: {first[:300]}", file=sys.stderr)  # fmt: skip
 
 
-#: when the old option names of `renamed` stop working
-RENAMED_UNTIL = "0.3"
-
-#: every renamed option, (command, old, new), in the order the parsers were built: what the
-#: grammar test and CHANGELOG.md list
-RENAMED: list[tuple[str, str, str]] = []
-
-_warned: set[tuple[str, str]] = set()
-
-
-def _say_renamed(prog: str, old: str, new: str) -> None:
-    """One line on stderr, once per process and name: `old` is renamed `new`."""
-    if (prog, old) not in _warned:
-        _warned.add((prog, old))
-        print(f"{prog}: {old} is renamed {new}; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-
-
-def _find_action(p: argparse.ArgumentParser, name: str) -> argparse.Action:
-    if name in p._option_string_actions:
-        return p._option_string_actions[name]
-    for action in p._actions:
-        if not action.option_strings and action.dest == name:
-            return action
-    raise KeyError(f"{p.prog} has no option {name}")
-
-
-def renamed(p: argparse.ArgumentParser, old: str, new: str, *, required: bool = False) -> None:
-    """Keep `old`, the former name of option `new` of `p`, for one release: `old` (also
-    `old=VALUE`) is read as `new`, with one line on stderr. `new` may be a positional's dest
-    (e.g. "kind": `--kind X` is read as the positional X); `required=True` makes such a
-    positional, optional for the parser, required after parsing."""
-    action = _find_action(p, new)
-    shown = new if new.startswith("-") else action.metavar or new.upper()
-    renames = getattr(p, "_tvr_renames", {})
-    renames[old] = (new if new.startswith("-") else None, shown)
-    p._tvr_renames = renames  # type: ignore[attr-defined]
-    if required:
-        p._tvr_required = [*getattr(p, "_tvr_required", []), (action, shown)]  # type: ignore[attr-defined]
-    RENAMED.append((p.prog, old, shown))
-
-
-def note_renamed(p: argparse.ArgumentParser, old: str, new: str) -> None:
-    """List a rename that its command handles itself (a changed form, such as `--splits A B C`
-    for `--split-sizes train=A,...`) with the others of `renamed`."""
-    RENAMED.append((p.prog, old, new))
-
-
-class _RenamedPositional(argparse._StoreAction):
-    """A former positional argument, now an option: one line on stderr, the value stored."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        if values is None or values == argparse.SUPPRESS:
-            return
-        _say_renamed(parser.prog, f"a positional {self.metavar}", self.new_name)  # type: ignore[attr-defined]
-        setattr(namespace, self.dest, values)
-
-
-def renamed_positional(p: argparse.ArgumentParser, metavar: str, new: str) -> None:
-    """Keep a former positional argument (shown as `metavar`) of `p` as the old form of option
-    `new` (e.g. `tvr stats FILE` for `tvr stats --data FILE`), hidden, for one release."""
-    action = _find_action(p, new)
-    alias = p.add_argument(f"_renamed_{action.dest}", nargs="?", metavar=metavar,
-                           default=argparse.SUPPRESS, help=argparse.SUPPRESS,
-                           action=_RenamedPositional)  # fmt: skip
-    alias.new_name = new  # type: ignore[attr-defined]
-    p._tvr_positional = (alias, action)  # type: ignore[attr-defined]
-    RENAMED.append((p.prog, metavar, new))
-
-
 def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     """argparse's "unrecognized arguments" line, with the closest option of `parser` for the
     first unknown option (difflib), as a mistyped choice gets."""
@@ -334,67 +254,14 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
 
 
 class TvrParser(argparse.ArgumentParser):
-    """argparse with the renamed options of `renamed` and `renamed_positional`: old option names
-    are read as the new ones (one line on stderr), a former positional fills its option."""
+    """argparse whose sub-commands report an unknown option themselves (their usage, their
+    name, the closest option), not the top-level `tvr` parser."""
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
-        args = list(sys.argv[1:] if args is None else args)
-        if getattr(self, "_tvr_json_was_file", False):  # `tvr stats ... --json FILE`, before 0.2
-            for flag, value in pairwise(args):
-                if flag == "--json" and value.endswith(".json") and not value.startswith("-"):
-                    self.error(f"--json prints the JSON now; write it to a file with --out {value}")
-        renames = getattr(self, "_tvr_renames", {})
-        if renames:
-            args = self._translate(args, renames)
-        positional = getattr(self, "_tvr_positional", None)
-        relaxed = None
-        if positional is not None:
-            alias, action = positional
-            given = any(a in action.option_strings or a.split("=")[0] in action.option_strings
-                        for a in args)  # fmt: skip
-            asks_help = any(a in ("-h", "--help") for a in args)
-            if action.required and not given and not asks_help:
-                relaxed, action.required = action, False
-        try:
-            namespace, extras = super().parse_known_args(args, namespace)
-        finally:
-            if relaxed is not None:
-                relaxed.required = True
-        if positional is not None:
-            alias, action = positional
-            if hasattr(namespace, alias.dest):
-                value = getattr(namespace, alias.dest)
-                value = action.type(value) if callable(action.type) else value
-                delattr(namespace, alias.dest)
-                if getattr(namespace, action.dest, None) not in (None, value):
-                    self.error(f"give {alias.new_name} or a positional {alias.metavar}, not both")
-                setattr(namespace, action.dest, value)
-            if relaxed is not None and getattr(namespace, action.dest, None) is None:
-                self.error(f"the following arguments are required: {alias.new_name}")
-        for action, shown in getattr(self, "_tvr_required", []):
-            if getattr(namespace, action.dest, None) is None:
-                self.error(f"the following arguments are required: {shown}")
+        namespace, extras = super().parse_known_args(args, namespace)
         if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
-            self.error(unrecognized_message(self, extras))  # by the sub-command, with its usage
+            self.error(unrecognized_message(self, extras))
         return namespace, extras
-
-    def _translate(self, args: list[str], renames: dict[str, tuple[str | None, str]]) -> list[str]:
-        out: list[str] = []
-        for i, arg in enumerate(args):
-            if arg == "--":
-                out.extend(args[i:])
-                break
-            name, eq, value = arg.partition("=")
-            if name in renames and name not in self._option_string_actions:
-                new, shown = renames[name]
-                _say_renamed(self.prog, name, shown)
-                if new is None:  # now a positional: the value follows
-                    if eq:
-                        out.append(value)
-                    continue
-                arg = new + eq + value
-            out.append(arg)
-        return out
 
 
 #: options that are not inputs: they change how a result is shown, not what it is

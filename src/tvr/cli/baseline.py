@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import add_data_option, add_file_overwrite_option, renamed
+from tvr.cli._common import add_data_option, add_file_overwrite_option
 from tvr.core.jsonl import write_jsonl
 from tvr.trance.data.files import read_samples, samples_file, setting_of_data
 from tvr.trance.eval.baselines import BASELINES, predict
@@ -31,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
     add_file_overwrite_option(p, "predictions")
-    renamed(p, "--samples", "--data")
     p.set_defaults(func=run)
 
 

@@ -4,29 +4,20 @@ train, predict, nsdr and results from `tvr.cli.clevrer_models`)."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 from tvr.clevrer.data.layout import questions_file
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_data_option,
     add_file_overwrite_option,
-    add_lenient_option,
     add_overwrite_option,
-    lenient_problems,
-    lenient_summary,
     non_negative_int,
-    note_renamed,
     positive_int,
-    print_lenient_note,
-    renamed,
     split_shares,
     split_sizes_option,
 )
-from tvr.cli.clevrer_extra import register_compare, register_stats
 from tvr.cli.clevrer_models import register_models
+from tvr.cli.verbs import add_compare_verb, add_evaluate_verb, add_stats_verb
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,8 +51,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    metavar="train=N,val=N,test=N",
                    help="sizes of the splits, in index order: video counts that add up to --num, "
                    "or shares that add up to 1 (default train=0.5,val=0.25,test=0.25)")
-    p.add_argument("--splits", type=float, nargs=3, dest="_old_splits", help=argparse.SUPPRESS)
-    note_renamed(p, "--splits TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-dynamics", action="store_true",
                    help="skip the ground-truth dynamics files (about 0.5 MB a video)")
     p.add_argument("--no-masks", action="store_true", help="skip the per-frame mask files")
@@ -104,31 +93,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="collisions as the files list them (default) or proposed from the motion "
                    "as the released executor's no-event mode does")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--questions", "--data")
     p.set_defaults(func=execute_command)
 
-    p = sub.add_parser(
-        "evaluate",
-        help="score an answer file (the challenge's format) against a question file",
-        description="Score answers in the challenge's submission format against a question file "
-        "with answers (the release's train.json/validation.json or a generated one): "
-        "descriptive accuracy (and per sub-type), per-option and per-question accuracy of "
-        "explanatory, predictive and counterfactual questions. Unanswered questions and options "
-        "count wrong and are counted. Prints the published numbers beside ours.",
-    )
-    add_data_option(p, "question file (with answers), or a set's folder (its --split)",
-                    resolve="tvr.clevrer.data.layout:questions_file")  # fmt: skip
-    p.add_argument("--split", default="test", help="train, val or test (default test)")
-    p.add_argument(
-        "--predictions", required=True, type=Path, help="answer file in the submission format"
-    )
-    p.add_argument("--out", type=Path,
-                   help="also write summary.json, summary.md and detail.jsonl here")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_lenient_option(p, "video entry of the answer file")
-    add_overwrite_option(p, "an evaluation")
-    renamed(p, "--questions", "--data")
-    p.set_defaults(func=evaluate_command)
+    add_evaluate_verb(sub, "clevrer")
 
     p = sub.add_parser(
         "baseline",
@@ -139,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with probability 1/2. frequent: the most frequent answer of the --train questions of "
         "the same sub-type or type.",
     )
-    p.add_argument("kind", nargs="?", choices=("random", "frequent"), metavar="KIND",
+    p.add_argument("kind", choices=("random", "frequent"), metavar="KIND",
                    help="random or frequent")
     add_data_option(p, "question file to answer, or a set's folder (its --split)")
     p.add_argument("--split", default="test", help="train, val or test (default test)")
@@ -147,78 +114,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of random")
     p.add_argument("--out", required=True, type=Path, help="answer file to write")
     add_file_overwrite_option(p, "answers")
-    renamed(p, "--questions", "--data")
-    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)
-    register_compare(sub)
-    register_stats(sub)
-
-
-def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.clevrer.data.questions import check_answers, read_questions
-    from tvr.clevrer.data.submission import read_submission
-    from tvr.clevrer.eval.baselines import chance_level
-    from tvr.clevrer.eval.score import score
-    from tvr.clevrer.eval.summary import summarize, table_lines
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
-
-    path = questions_file(args.data, args.split)
-    questions = read_questions(path)
-    check_answers(questions, path)
-    problems = lenient_problems(args)
-    answers = read_submission(args.predictions, problems)
-    _require_overlap(args, path, questions, answers)
-    result = score(questions, answers)
-    chance = chance_level(questions)
-    summary = summarize(result, chance, path, args.predictions)
-    summary.update(lenient_summary(problems))
-    print_lenient_note(problems)
-    lines = table_lines(result, chance, f"ours: {args.predictions.name}")
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "summary.json", summary)
-        write_text(out / "summary.md", "```\n" + "\n".join(lines) + "\n```\n")
-        write_jsonl(out / "detail.jsonl", result.details)
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print("\n".join(lines))
-        if args.out is not None:
-            print(f"wrote {args.out}/summary.json, summary.md, detail.jsonl")
-    return 0
-
-
-def _require_overlap(args: argparse.Namespace, path: Path, questions: list, answers: list) -> None:
-    """Refuse answers that share no video with the question file, naming the split they are of
-    (the set's other question files, else the release's index ranges)."""
-    from tvr.clevrer.data.layout import SPLITS, find_questions, split_of
-    from tvr.clevrer.data.questions import read_questions
-    from tvr.core.errors import UserError
-    from tvr.core.overlap import require_overlap
-
-    known = {str(v.scene_index) for v in questions}
-    ids = [str(a.scene_index) for a in answers]
-    if not ids or known & set(ids):
-        return
-    others: dict[str, str] = {}
-    names = {"validation": "val"}
-    if args.data.is_dir():
-        for split in SPLITS:
-            try:
-                other = find_questions(args.data, split)
-            except UserError:
-                continue
-            if other.resolve() != path.resolve():
-                others.update({str(v.scene_index): names.get(split, split)
-                               for v in read_questions(other)})  # fmt: skip
-    for i in ids:  # the release's index ranges (a generated set's indices may go past them)
-        if int(i) < 20000:
-            others.setdefault(i, names.get(split_of(int(i)), split_of(int(i))))
-    split = names.get(path.stem, path.stem)
-    others = {i: s for i, s in others.items() if s != split}
-    require_overlap(args.predictions, ids, known, path, "video (scene index)", split, others)
+    add_compare_verb(sub, "clevrer")
+    add_stats_verb(sub, "clevrer")
 
 
 def baseline_command(args: argparse.Namespace) -> int:
@@ -240,15 +140,10 @@ def baseline_command(args: argparse.Namespace) -> int:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    from tvr.clevrer.dataset.config import GenerateConfig
-    from tvr.clevrer.dataset.generate import generate
+    from tvr.clevrer.generate.config import GenerateConfig
+    from tvr.clevrer.generate.job import generate
 
     splits = split_shares(args.split_sizes, args.num)
-    if args._old_splits is not None:
-        print("tvr clevrer generate: --splits TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        splits = tuple(args._old_splits)
     config = GenerateConfig(
         num=args.num, seed=args.seed, shard_size=args.shard_size, splits=splits,
         backend=args.backend, preset=args.preset, dynamics=not args.no_dynamics,

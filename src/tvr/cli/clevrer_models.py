@@ -9,21 +9,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_file_overwrite_option,
     add_run_options,
     devices_option,
-    note_renamed,
     positive_float,
     positive_int,
-    renamed,
     size_option,
 )
 from tvr.core.errors import UserError
@@ -44,7 +40,6 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=positive_float)
     add_run_options(p, "runs/clevrer", "the model's name")
     _progress_options(p)
-    renamed(p, "--num-workers", "--workers")
 
 
 #: flags shared by every model -> config field
@@ -88,7 +83,6 @@ def _baseline_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frames", type=positive_int, help="frames per video (default 8)")
     p.add_argument("--image-size", dest="frame_size", type=size_option,
                    help="WIDTHxHEIGHT of the frames (default 96x64)")  # fmt: skip
-    renamed(p, "--frame-size", "--image-size")
     p.add_argument(
         "--cnn", choices=("resnet18", "resnet50", "small"), help="frame CNN (default small)"
     )
@@ -199,19 +193,8 @@ _FLAG_OF = {"num_workers": "--workers"}
 
 
 def _progress_options(p: argparse.ArgumentParser) -> None:
-    """--quiet (no progress bar; by default Lightning's bar shows beside the epoch lines), and
-    the former --progress-bar, now the default."""
+    """--quiet (no progress bar; by default Lightning's bar shows beside the epoch lines)."""
     p.add_argument("--quiet", action="store_true", help="no progress bar (the epoch lines stay)")
-    p.add_argument("--progress-bar", action=_NowDefault, nargs=0, help=argparse.SUPPRESS)
-    note_renamed(p, "--progress-bar", "the default (--quiet turns it off)")
-
-
-class _NowDefault(argparse.Action):
-    """A former opt-in flag whose behaviour is the default now: one line on stderr, no effect."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        print(f"{parser.prog}: {option_string} is the default now (--quiet turns it off); the "
-              f"flag goes in tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
 
 
 def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser], None]:
@@ -244,8 +227,6 @@ def _dataclass_options(config_class: type) -> Callable[[argparse.ArgumentParser]
                     default=argparse.SUPPRESS,
                     help=f"{shown}default {f.default if f.default is not dataclasses.MISSING else '-'}",
                 )
-        if "--workers" in p._option_string_actions:
-            renamed(p, "--num-workers", "--workers")
 
     return options
 
@@ -343,6 +324,12 @@ def _other_parts() -> dict[str, Trainable]:
 
 def register_models(sub: argparse._SubParsersAction) -> None:
     """Add train, predict, nsdr and results to `tvr clevrer`'s sub-commands."""
+    for add in (_register_train, _register_predict, _register_nsdr, _register_results):
+        add(sub)
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer train MODEL`: one sub-command a model."""
     p = sub.add_parser(
         "train",
         help="train a CLEVRER model: the question parser or a Table 2 baseline",
@@ -362,6 +349,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
         t.options(m)
         m.set_defaults(func=train_command, trainable=t)
 
+
+def _register_predict(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer predict`."""
     p = sub.add_parser(
         "predict",
         help="a trained run's predictions on a split: parsed programs, or answers to submit",
@@ -392,6 +382,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=predict_command)
 
+
+def _register_nsdr(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer nsdr`."""
     p = sub.add_parser(
         "nsdr",
         help="NS-DR: parsed programs run on the perceived and predicted scene",
@@ -435,6 +428,9 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=nsdr_command)
 
+
+def _register_results(sub: argparse._SubParsersAction) -> None:
+    """`tvr clevrer results`."""
     p = sub.add_parser(
         "results",
         help="Table 2, Table 3, the NS-DR ablation and the parser's exact match, beside the paper",

@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
 def run_folders(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import check_output_folder
     from tvr.core.progress import DoneTotalBar, step_bar
-    from tvr.trance.dataset.release_images import export_release, import_release
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
+    from tvr.trance.generate.release_images import export_release, import_release
 
     if args.to_release:
         split = args.split or "test"

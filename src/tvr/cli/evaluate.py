@@ -10,7 +10,6 @@ from tvr.cli._common import (
     add_data_option,
     add_lenient_option,
     add_overwrite_option,
-    renamed,
     views_option,
 )
 from tvr.trance.data.files import samples_file, setting_of_data
@@ -60,7 +59,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="View setting: the final views scored per sample, e.g. 'L,R' (default L,C,R)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    renamed(p, "--samples", "--data")
     p.set_defaults(func=run)
 
 

@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def config_from_args(args: argparse.Namespace):
     """The DatasetConfig of the command line over the config file (UserError naming bad options)."""
-    from tvr.trance.dataset.config import DatasetConfig, read_config_file
+    from tvr.trance.generate.config import DatasetConfig, read_config_file
 
     options = read_config_file(args.config) if args.config else {}
     where = f"--config {args.config}" if args.config else "options"
@@ -90,7 +90,7 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
 
     if args.verify:
         ds = open_dataset(args.verify)
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         raise UserError("option 'out' (--out): give the dataset folder")
     from tvr.core.extras import require_modules
-    from tvr.trance.dataset.generate import generate_dataset
+    from tvr.trance.generate.job import generate_dataset
 
     if args.ray:
         require_modules("ray")  # said before the job starts (its progress bar, its folder)

@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from tvr.cli._common import add_data_option, renamed_positional
+from tvr.cli._common import add_data_option
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import prepare_output_folder
 from tvr.core.progress import step_bar
@@ -34,7 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-masks", action="store_true", help="do not write the .masks.npz files")
     p.add_argument("--skip-existing", action="store_true", help="skip samples whose 4 PNGs exist")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed_positional(p, "SAMPLES.jsonl", "--data")
     p.set_defaults(func=run)
 
 

@@ -9,7 +9,6 @@ from tvr.cli._common import (
     add_data_option,
     add_overwrite_option,
     non_negative_int,
-    renamed_positional,
 )
 
 
@@ -49,7 +48,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="for a samples.jsonl: the folder of its PNGs as `tvr render` writes them",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed_positional(p, "DIR", "--data")
     add_overwrite_option(p, "a report")
     p.set_defaults(func=run)
 

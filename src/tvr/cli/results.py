@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tvr.cli._common import add_overwrite_option, renamed
+from tvr.cli._common import add_overwrite_option
 from tvr.trance.results.make import ResultsOptions, make_results
 from tvr.trance.world.vocab import SETTINGS
 
@@ -57,7 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--plots", action=argparse.BooleanOptionalAction, default=True, help="write the PNGs"
     )
-    renamed(p, "--samples", "--data")
     add_overwrite_option(p, "results")
     p.set_defaults(func=run)
 

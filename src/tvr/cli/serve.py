@@ -7,7 +7,7 @@ import socket
 import sys
 from pathlib import Path
 
-from tvr.cli._common import RENAMED_UNTIL, note_renamed, positive_int
+from tvr.cli._common import positive_int
 from tvr.core.errors import UserError
 from tvr.core.extras import missing_extra
 
@@ -113,7 +113,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="write DIR/<setting>/<split>/<tester>.jsonl and exit",
     )
-    note_renamed(p, "--predictions SETTING:FILE", "--predictions SETTING=FILE")
     p.set_defaults(func=run)
 
 
@@ -172,12 +171,6 @@ def run(args: argparse.Namespace) -> int:
         raise missing_extra(err, "tvr serve") from None
     if not args.export:
         check_port(args.host, args.port)  # a port in use is said before anything else
-    for path in args.predictions:
-        prefix, sep, _ = str(path).partition(":")
-        if sep and "=" not in str(path) and not Path(path).exists():
-            print(f"tvr serve: --predictions {path}: SETTING:FILE is now SETTING=FILE "
-                  f"({prefix}={str(path)[len(prefix) + 1:]}); the old form works until tvr "
-                  f"{RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
     if args.verify and args.benchmark != "visualtrans":
         raise UserError("--verify is VisualTrans's: tvr serve --benchmark visualtrans --verify "
                         "--data BUILD")  # fmt: skip

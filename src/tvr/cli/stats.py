@@ -8,12 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from tvr.cli._common import (
-    add_data_option,
-    add_file_overwrite_option,
-    note_renamed,
-    renamed_positional,
-)
+from tvr.cli._common import add_data_option, add_file_overwrite_option
 from tvr.core.errors import InputError
 from tvr.core.jsonl import write_json
 from tvr.trance.data.files import read_samples, samples_file
@@ -33,13 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(p, "samples.jsonl, or a dataset folder (--split of a `tvr generate` one)")
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
     p.add_argument("--json", action="store_true",
-                   help="print the statistics as JSON instead of the tables (before tvr 0.2: "
-                   "--json FILE wrote them; that is --out FILE now)")  # fmt: skip
+                   help="print the statistics as JSON instead of the tables")  # fmt: skip
     p.add_argument("--out", type=Path, help="also write the statistics to this JSON file")
     add_file_overwrite_option(p, "statistics")
-    renamed_positional(p, "SAMPLES", "--data")
-    note_renamed(p, "--json FILE", "--out FILE (--json prints the JSON)")
-    p._tvr_json_was_file = True  # type: ignore[attr-defined]  (a former --json FILE is explained)
     p.set_defaults(func=run)
 
 

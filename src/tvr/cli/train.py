@@ -8,13 +8,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     devices_option,
     non_negative_int,
-    note_renamed,
     positive_float,
     positive_int,
-    renamed,
     size_option,
     split_counts_option,
 )
@@ -80,32 +77,15 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-class _DataOption(argparse.Action):
-    """--data DIR; before tvr 0.2 --data named the source ("trance", "synthetic"): such a value
-    (that is not a folder) still sets --source, with one line saying so."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        if values in DATA_SOURCES and not Path(values).exists():
-            print(f"{parser.prog}: --data {values} is now --source {values} (--data is the "
-                  f"folder, formerly --data-root); the old form works until tvr {RENAMED_UNTIL}",
-                  file=sys.stderr)  # fmt: skip
-            namespace.source = values
-        else:
-            namespace.data = values
-
-
 def add_source_options(p: argparse.ArgumentParser, what: str) -> None:
-    """--data DIR and --source NAME of `tvr train` and `tvr predict` (--data-root kept as the
-    old name of --data)."""
-    p.add_argument("--data", action=_DataOption, metavar="DIR", help=what)
+    """--data DIR and --source NAME of `tvr train` and `tvr predict`."""
+    p.add_argument("--data", metavar="DIR", help=what)
     p.add_argument(
         "--source",
         choices=tuple(DATA_SOURCES),
         help="the dataset source; "
         + "; ".join(f"{name}: {text}" for name, text in DATA_SOURCES.items()),
     )
-    renamed(p, "--data-root", "--data")
-    note_renamed(p, "--data SOURCE", "--source SOURCE")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -121,6 +101,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     one_line_errors(p)
     p.add_argument("--config", type=Path, help="config.json of an earlier run; flags override it")
+    for add in (_model_options, _data_options, _fit_options, _run_folder_options,
+                _reinforce_options):  # fmt: skip
+        add(p)
+    p.set_defaults(func=run)
+
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    """The model and its forms."""
     p.add_argument(
         "--model",
         help="e.g. cnn+-g, resnet--t, bcnn-g, duda-g (default: the --init-checkpoint's, else "
@@ -141,6 +129,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="DUDA's attention: 'original' (on the pooled features, the default for new runs) "
         "or 'tvr'; default: the --init-checkpoint's",
     )
+
+
+def _data_options(p: argparse.ArgumentParser) -> None:
+    """The data: source, sizes, image size, a training subset."""
     add_source_options(p, "the dataset folder (of `tvr generate`) to train on")
     p.add_argument(
         "--split-sizes", type=split_counts_option, help="split sizes of the synthetic source"
@@ -154,6 +146,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train on a seeded random subset of N training samples (nested across N for one "
         "seed; the journal's training-size curves)",
     )
+
+
+def _fit_options(p: argparse.ArgumentParser) -> None:
+    """How long and how it fits: epochs, time, batches, lr, augmentation, hardware."""
     p.add_argument("--epochs", type=positive_int, help="default 50")
     p.add_argument(
         "--max-minutes",
@@ -191,6 +187,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="recompute BatchNorm statistics over N training batches before each validation "
         "(default 0: off, the papers' recipe)",
     )
+
+
+def _run_folder_options(p: argparse.ArgumentParser) -> None:
+    """The run folder: where, its name, what it predicts, resume, logging, the bar."""
     p.add_argument("--output-dir", help="folder of run folders (default runs)")
     p.add_argument(
         "--run-name",
@@ -211,6 +211,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--quiet", action="store_true", help="no progress bar (the line per epoch stays)"
     )
+
+
+def _reinforce_options(p: argparse.ArgumentParser) -> None:
+    """REINFORCE fine-tuning of a trained model (Table 4)."""
     rl = p.add_argument_group("REINFORCE fine-tuning (Table 4)")
     rl.add_argument("--reinforce", action="store_true", help="fine-tune with simulator rewards")
     rl.add_argument(
@@ -224,9 +228,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rl-samples", type=positive_int, help="sequences sampled per sample (default 4)"
     )
     rl.add_argument("--rl-baseline", choices=("mean", "greedy", "none"))
-    renamed(p, "--synthetic-sizes", "--split-sizes")
-    renamed(p, "--num-workers", "--workers")
-    p.set_defaults(func=run)
 
 
 def _fraction(text: str) -> float:

@@ -11,7 +11,8 @@ import importlib
 #: the top-level commands that are not TRANCE's: the groups of the other benchmarks and the
 #: commands that serve several
 NOT_TRANCE = frozenset({"tvr.cli.trance", "tvr.cli.vlm", "tvr.cli.visualtrans", "tvr.cli.clevrer",
-                        "tvr.cli.vtt", "tvr.cli.tranco", "tvr.cli.serve"})  # fmt: skip
+                        "tvr.cli.vtt", "tvr.cli.tranco", "tvr.cli.serve",
+                        "tvr.cli.verbs"})  # fmt: skip
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

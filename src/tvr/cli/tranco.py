@@ -3,35 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
-    add_compare_options,
     add_data_option,
     add_file_overwrite_option,
-    add_lenient_option,
-    add_overwrite_option,
-    compared_inputs,
-    finish_comparison,
-    lenient_problems,
-    lenient_summary,
     non_negative_int,
-    note_renamed,
-    positive_float,
     positive_int,
-    print_lenient_note,
-    print_result,
-    renamed,
-    renamed_positional,
     require,
     size_option,
     split_counts_option,
     split_sizes_option,
 )
 from tvr.cli.tranco_models import register_models
+from tvr.cli.verbs import add_compare_verb, add_evaluate_verb, add_stats_verb
 from tvr.tranco.data.layout import samples_file
 
 SETTING_HELP = (
@@ -50,31 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = tr.add_subparsers(dest="tranco_command", metavar="SUBCOMMAND", required=True)
 
-    p = sub.add_parser(
-        "evaluate",
-        help="score a predictions file against the samples (EMR, R, P, KTD, SD, NSD)",
-        description='Score predictions ({"id", "clips"} per line) against samples ({"id", '
-        '"clips", "candidates"?} per line): EMR, Recall, Precision, KTD, SD and NSD, overall '
-        "and per number of steps, under both conventions (eq2: the paper's printed Eq. 2 and "
-        "its tables; prose: the text's definitions). A sample without a prediction is scored "
-        "as an empty prediction and counted. Prints the paper's Table 6 and 7 beside ours.",
-    )
-    add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)",
-                    resolve="tvr.tranco.data.layout:samples_file")  # fmt: skip
-    p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
-    p.add_argument("--predictions", required=True, type=Path, help="predictions file (JSON lines)")
-    p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
-                   help="the convention of the printed table (default eq2, the paper's); "
-                   "summary.json holds both")  # fmt: skip
-    p.add_argument("--candidates", choices=("auto", "tiny", "full"), default="auto",
-                   help=SETTING_HELP)  # fmt: skip
-    p.add_argument("--out", type=Path, help="write summary.json, detail.jsonl and table.md here")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_lenient_option(p)
-    add_overwrite_option(p, "an evaluation")
-    renamed(p, "--samples", "--data")
-    p.set_defaults(func=evaluate_command)
-    register_compare(sub)
+    add_evaluate_verb(sub, "tranco")
+    add_compare_verb(sub, "tranco")
 
     p = sub.add_parser(
         "baseline",
@@ -82,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="random: for each sample, n steps uniform on --min-steps..--max-steps (the "
         "paper: 2 to 7), then n distinct candidates in a random order. Seeded.",
     )
-    p.add_argument("kind", nargs="?", choices=("random",), metavar="KIND",
+    p.add_argument("kind", choices=("random",), metavar="KIND",
                    help="random (the paper's baseline)")
     add_data_option(p, "a samples file (JSON lines), or a dataset folder (its --split)")
     p.add_argument("--split", default="test", help="the split of a dataset folder (default test)")
@@ -93,73 +55,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-steps", type=positive_int, default=7, help="default 7 (the paper's)")
     p.add_argument("--out", required=True, type=Path, help="predictions file to write")
     add_file_overwrite_option(p, "predictions")
-    renamed(p, "--samples", "--data")
-    renamed(p, "--kind", "kind", required=True)
     p.set_defaults(func=baseline_command)
 
     register_models(sub)  # train, predict (tvr.cli.tranco_models)
 
     register_build(sub)
     register_testbed(sub)
-    register_stats(sub)
-
-
-def evaluate_command(args: argparse.Namespace) -> int:
-    from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
-    from tvr.tranco.data.formats import read_predictions, read_samples
-    from tvr.tranco.evaluate import detail_records, evaluate, summarize, table_lines
-
-    path = samples_file(args.data, args.split)
-    samples = read_samples(path)
-    problems = lenient_problems(args)
-    predictions = read_predictions(args.predictions, {s.id for s in samples}, problems)
-    evaluation = evaluate(samples, predictions, args.candidates)
-    summary = summarize(evaluation, samples=str(path), predictions=str(args.predictions))
-    summary.update(lenient_summary(problems))
-    print_lenient_note(problems)
-    lines = table_lines(summary, args.convention, f"ours: {args.predictions.name}")
-    if args.out is not None:
-        out = prepare_output_folder(args.out)
-        write_json(out / "summary.json", summary)
-        write_jsonl(out / "detail.jsonl", detail_records(evaluation))
-        write_text(out / "table.md", "```\n" + "\n".join(lines) + "\n```\n")
-    wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
-    return print_result(summary, lines, args.json, wrote)
-
-
-def register_compare(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same samples",
-        description="A and B are `tvr tranco evaluate --out` folders (or their detail.jsonl) "
-        "scored on the same samples. Compared sample by sample: EMR by the exact McNemar test, "
-        "R, P, KTD, SD and NSD by the paired sign-flip randomisation test, each with a seeded "
-        "95% bootstrap interval of A-B; then EMR by reference length. See docs/tranco.md.",
-    )
-    p.add_argument("--convention", choices=("eq2", "prose"), default="eq2",
-                   help="the convention of R, P and KTD (default eq2, the paper's)")  # fmt: skip
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.tranco.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    a = read_detail(a, args.convention, la)
-    b = read_detail(b, args.convention, lb)
-    document = compare_evaluations(a, b, args.convention, args.resamples, args.seed)
-    return finish_comparison(args, document, markdown_lines(document))
+    add_stats_verb(sub, "tranco")
 
 
 def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
-    """`tranco build`'s split proportions: --split-sizes, the former --split W W W (one line
-    saying so), or `default`."""
-    if args._old_split:
-        print("tvr tranco build: --split TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        return tuple(args._old_split)
+    """`tranco build`'s split proportions: --split-sizes, or `default`."""
     if args.split_sizes:
         return tuple(args.split_sizes.get(k, 0.0) for k in ("train", "val", "test"))
     return default
@@ -167,7 +73,7 @@ def _split_weights(args: argparse.Namespace, default: tuple) -> tuple:
 
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.tranco.data.formats import read_samples, write_predictions
-    from tvr.tranco.random_baseline import random_predictions
+    from tvr.tranco.eval.baselines import random_predictions
 
     _check_steps(args)
     samples = read_samples(samples_file(args.data, args.split))
@@ -205,8 +111,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jpeg-quality", type=positive_int, default=95, help="default 95")
     p.add_argument("--split-sizes", type=split_sizes_option, metavar="train=W,val=W,test=W",
                    help="split proportions (default Table 2's train=8651,val=1024,test=1430)")  # fmt: skip
-    p.add_argument("--split", nargs=3, type=positive_float, dest="_old_split", help=argparse.SUPPRESS)
-    note_renamed(p, "--split TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--no-stratify", action="store_true",
                    help="split by the seeded hash alone, not by number of steps")  # fmt: skip
     p.add_argument("--tiny-candidates", type=positive_int, default=100,
@@ -215,7 +119,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, help="only the first N eligible videos")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--short-side", "--image-size")
     p.set_defaults(func=build_command)
 
 
@@ -252,9 +155,6 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
                       help="samples in all, split in Table 2's proportions")  # fmt: skip
     size.add_argument("--split-sizes", type=split_counts_option, metavar="train=N,val=N,test=N",
                       help="samples per split")  # fmt: skip
-    size.add_argument("--sizes", nargs=3, type=non_negative_int, dest="_old_sizes",
-                      help=argparse.SUPPRESS)  # fmt: skip
-    note_renamed(p, "--sizes TRAIN VAL TEST", "--split-sizes train=TRAIN,val=VAL,test=TEST")
     p.add_argument("--seed", type=non_negative_int, default=0, help="default 0")
     p.add_argument("--min-steps", type=positive_int, default=2, help="default 2 (TRANCO's least)")
     p.add_argument("--max-steps", type=positive_int, default=4, help="default 4 (TRANCE's most)")
@@ -278,15 +178,10 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_modules
 
     require_modules("moderngl")  # the raster renderer: its extra is said before the job starts
-    from tvr.trance.testbeds.clips import ClipsConfig, generate_clips
+    from tvr.testbeds.clips import ClipsConfig, generate_clips
     from tvr.tranco.data.build import TABLE2_SPLIT, allocate
     from tvr.tranco.data.candidates import tiny_candidates
 
-    if args._old_sizes:
-        print("tvr tranco testbed: --sizes TRAIN VAL TEST is now --split-sizes "
-              f"train=TRAIN,val=VAL,test=TEST; the old form works until tvr {RENAMED_UNTIL}",
-              file=sys.stderr)  # fmt: skip
-        args.split_sizes = dict(zip(("train", "val", "test"), args._old_sizes, strict=True))
     if args.split_sizes:
         unknown = sorted(set(args.split_sizes) - {"train", "val", "test"})
         require(not unknown, f"--split-sizes: unknown split {', '.join(unknown)} (train, val, test)")
@@ -314,55 +209,6 @@ def testbed_command(args: argparse.Namespace) -> int:
               f"{cpu:.1f} s CPU; {samples / wall:.2f} samples/s and {clips / wall:.2f} clips/s "
               f"per worker, {samples / max(cpu, 1e-9):.2f} samples per CPU second")  # fmt: skip
     return _print_dataset(args.out, report.seconds)
-
-
-def register_stats(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "stats",
-        help="a dataset's samples, clips and lengths per split against Table 2",
-        description="Read and check a TRANCO dataset folder (every file, and that each image "
-        "exists), or one samples file (its samples as one split), and print the statistics "
-        "beside the paper's Table 2.",
-    )
-    add_data_option(p, "a dataset folder, or a samples file (JSON lines; one split: --split, "
-                    "or its name train/val/test.jsonl)")  # fmt: skip
-    p.add_argument("--split", choices=("train", "val", "test"),
-                   help="the split a samples file holds (default: from its name, else test)")
-    p.add_argument("--no-image-check", action="store_true", help="do not check the image files")
-    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    renamed_positional(p, "DATASET", "--data")
-    p.set_defaults(func=stats_command)
-
-
-def stats_command(args: argparse.Namespace) -> int:
-    from tvr.tranco.data.dataset import open_dataset
-    from tvr.tranco.data.stats import dataset_stats
-
-    if args.data.is_file():
-        return _print_file_stats(args)
-    if args.json:
-        dataset = open_dataset(args.data, check_images=not args.no_image_check)
-        print(json.dumps(dataset_stats(dataset), indent=2))
-    else:
-        _print_stats(args.data, check_images=not args.no_image_check)
-    return 0
-
-
-def _print_file_stats(args: argparse.Namespace) -> int:
-    """`tvr tranco stats` of one samples file: its samples as one split."""
-    from tvr.tranco.data.formats import read_samples
-    from tvr.tranco.data.layout import SPLITS
-    from tvr.tranco.data.stats import samples_stats, stats_lines
-
-    split = args.split or (args.data.stem if args.data.stem in SPLITS else "test")
-    stats = samples_stats(read_samples(args.data), split)
-    if args.json:
-        print(json.dumps(stats, indent=2))
-    else:
-        print("\n".join(stats_lines(stats, "ours")))
-        print(f"{args.data}: one samples file, counted as the {split} split (no clips or "
-              "images to check: give the dataset folder for those)")  # fmt: skip
-    return 0
 
 
 def _check_steps(args: argparse.Namespace) -> None:

@@ -7,21 +7,17 @@ sub-commands to `tvr tranco`.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
     add_file_overwrite_option,
     devices_option,
     given_options,
     non_negative_float,
     non_negative_int,
-    note_renamed,
     positive_float,
     positive_int,
-    renamed,
 )
 from tvr.core.errors import UserError
 
@@ -106,7 +102,6 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, help="default 0")
     p.add_argument("--workers", dest="num_workers", type=non_negative_int,
                    help="data loader workers (default 0)")  # fmt: skip
-    renamed(p, "--num-workers", "--workers")
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
     p.add_argument("--devices", type=devices_option, help="auto or a number of devices")
     p.add_argument("--precision", help="auto (mixed on GPUs; default), 32-true, bf16-mixed, ...")
@@ -141,19 +136,12 @@ def register_models(sub: argparse._SubParsersAction) -> None:
                    "(default DATASET/features)")  # fmt: skip
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"), default="auto",
                    help="auto (a GPU when present, default), cpu or gpu")  # fmt: skip
-    p.add_argument("--device", dest="_old_device", help=argparse.SUPPRESS)
-    note_renamed(p, "--device DEV", "--accelerator")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=predict_command)
 
 
 def _torch_device(args: argparse.Namespace) -> str | None:
-    """The torch device of --accelerator (None: cuda when present); the former --device DEV is
-    still read, with one line saying so."""
-    if args._old_device:
-        print(f"tvr tranco predict: --device is now --accelerator (auto, cpu, gpu); --device "
-              f"works until tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
-        return args._old_device
+    """The torch device of --accelerator (None: cuda when present)."""
     return {"auto": None, "cpu": "cpu", "gpu": "cuda"}[args.accelerator]
 
 

@@ -5,24 +5,17 @@ set from videos (build) and the testbed that needs no video from outside (testbe
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from tvr.cli._common import (
-    RENAMED_UNTIL,
-    add_compare_options,
     add_data_option,
     add_file_overwrite_option,
     add_lenient_option,
     add_overwrite_option,
-    compared_inputs,
-    finish_comparison,
     non_negative_int,
-    note_renamed,
     print_result,
-    renamed,
 )
+from tvr.cli.verbs import add_compare_verb
 
 DATA_HELP = "VisualTrans.json, or the folder holding it"
 
@@ -34,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="The VisualTrans benchmark (real manipulation scenes; 6 subtasks in 3 "
         "dimensions). See docs/visualtrans.md.",
     )
-    # the metavar keeps the hidden former names (summary, score) out of the usage line
     sub = vt.add_subparsers(dest="visualtrans_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser(
@@ -48,11 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(p, DATA_HELP)
     _stats_options(p)
 
-    p = sub.add_parser("summary")  # the former name of stats: hidden (no help)
-    p.add_argument("data", type=Path, help=DATA_HELP)
-    _stats_options(p, _former("summary", "stats", stats_command))
-    note_renamed(p, "tvr visualtrans summary DATA", "tvr visualtrans stats --data DATA")
-
     p = sub.add_parser(
         "evaluate",
         help="score replies (official or normalized rules): the Table 2 row, per subtask, ...",
@@ -65,11 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "`tvr visualtrans compare` reads) there.",
     )
     _evaluate_options(p)
-    renamed(p, "--results", "--predictions")
-
-    p = sub.add_parser("score")  # the former name of evaluate: hidden (no help)
-    _evaluate_options(p, _former("score", "evaluate", evaluate_command), former=True)
-    note_renamed(p, "tvr visualtrans score --results", "tvr visualtrans evaluate --predictions")
 
     p = sub.add_parser(
         "baseline",
@@ -91,47 +73,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=baseline_command)
 
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same items",
-        description="A and B are `tvr visualtrans evaluate --out` folders (or their "
-        "detail.jsonl) of the same data file. Overall accuracy and each subtask's accuracy "
-        "(Table 2) are compared item by item by the exact McNemar test, with a seeded 95% "
-        "bootstrap interval of A-B; then each side's dimension means and the accuracy per "
-        "answer format. See docs/visualtrans.md.",
-    )
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
+    add_compare_verb(sub, "visualtrans")
     register_build(sub)
 
 
-def _former(old: str, new: str, command: Callable[[argparse.Namespace], int]) -> Callable:
-    """`command` under its former name: one line on stderr says the new one, then it runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        print(f"tvr visualtrans {old} is renamed tvr visualtrans {new}; the old name works until "
-              f"tvr {RENAMED_UNTIL}", file=sys.stderr)  # fmt: skip
-        return command(args)
-
-    return run
-
-
-def _stats_options(p: argparse.ArgumentParser, func: Callable | None = None) -> None:
+def _stats_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--images", type=Path, help="also check that every image exists here")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.add_argument("--families", action="store_true",
                    help="also match every question to the `tvr visualtrans build` question "
                    "family that would write it: coverage, families no item matches, items no "
                    "family matches with the reason")  # fmt: skip
-    p.set_defaults(func=func or stats_command)
+    p.set_defaults(func=stats_command)
 
 
-def _evaluate_options(
-    p: argparse.ArgumentParser, func: Callable | None = None, former: bool = False
-) -> None:
-    add_data_option(p, DATA_HELP, resolve="tvr.visualtrans.dataset:data_file")
-    names = ("--predictions", "--results") if former else ("--predictions",)
-    p.add_argument(*names, dest="predictions", required=True, type=Path,
+def _evaluate_options(p: argparse.ArgumentParser) -> None:
+    add_data_option(p, DATA_HELP, resolve="tvr.visualtrans.data.dataset:data_file")
+    p.add_argument("--predictions", required=True, type=Path,
                    help="replies: the results JSONL of `tvr vlm run`, or a baseline's "
                    "predictions (the official runner's output is read too)")  # fmt: skip
     p.add_argument("--mode", choices=("official", "normalized"), default="official",
@@ -150,11 +108,11 @@ def _evaluate_options(
     add_lenient_option(p, "predictions line (torn, not JSON, no string id)")
     add_overwrite_option(p, "an evaluation")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
-    p.set_defaults(func=func or evaluate_command)
+    p.set_defaults(func=evaluate_command)
 
 
 def stats_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
 
     dataset = load_dataset(args.data)
     summary = dataset.summary()
@@ -193,9 +151,9 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.core.overlap import require_overlap
-    from tvr.visualtrans.dataset import load_dataset
-    from tvr.visualtrans.report import table2_row, write_report
-    from tvr.visualtrans.scoring import load_replies, score_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
+    from tvr.visualtrans.eval.report import table2_row, write_report
+    from tvr.visualtrans.eval.scoring import load_replies, score_dataset
 
     dataset = load_dataset(args.data)
     records, unreadable = load_replies(args.predictions, lenient=args.lenient)
@@ -231,22 +189,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
 def baseline_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import write_jsonl
-    from tvr.visualtrans.baselines import baseline_predictions
-    from tvr.visualtrans.dataset import load_dataset
+    from tvr.visualtrans.data.dataset import load_dataset
+    from tvr.visualtrans.eval.baselines import baseline_predictions
 
     lines = baseline_predictions(load_dataset(args.data), args.kind, args.seed)
     n = write_jsonl(args.out, lines)
     print(f"wrote {args.kind} predictions for {n} distinct items to {args.out}")
     return 0
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.visualtrans.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
-                                   args.resamples, args.seed)  # fmt: skip
-    return finish_comparison(args, document, markdown_lines(document))
 
 
 # --- build: the construction pipeline; testbed -------------------------------------------------

@@ -122,7 +122,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docs/visualtrans.md, docs/clevrer.md, docs/vtt.md, docs/tranco.md, docs/leaderboard.md.",
     )
     sub = vlm.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND", required=True)
+    for add in (_register_run, _register_export, _register_prompt, _register_report):
+        add(sub)
 
+
+def _register_run(sub: argparse._SubParsersAction) -> None:
+    """`tvr vlm run`."""
     p = sub.add_parser(
         "run",
         help="ask the model about every item; resumable",
@@ -176,6 +181,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_command)
 
+
+def _register_export(sub: argparse._SubParsersAction) -> None:
+    """`tvr vlm export`."""
     p = sub.add_parser(
         "export",
         help="TRANCE, VTT, TRANCO: turn replies into a predictions file for `tvr evaluate`, "
@@ -202,6 +210,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_file_overwrite_option(p, "predictions")
     p.set_defaults(func=export_command)
 
+
+def _register_prompt(sub: argparse._SubParsersAction) -> None:
+    """`tvr vlm prompt`."""
     p = sub.add_parser(
         "prompt",
         help="print the filled prompt of one item (no request is made)",
@@ -215,6 +226,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--item", type=non_negative_int, default=0, help="item number (default 0)")
     p.set_defaults(func=prompt_command)
 
+
+def _register_report(sub: argparse._SubParsersAction) -> None:
+    """`tvr vlm report`."""
     p = sub.add_parser(
         "report",
         help="one leaderboard of scored VLM runs over any benchmarks (Markdown, CSV, JSON, PNG)",

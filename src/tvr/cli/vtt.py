@@ -7,13 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tvr.cli._common import (
-    add_data_option,
-    add_file_overwrite_option,
-    add_overwrite_option,
-    renamed,
-)
-from tvr.vtt.layout import records_file
+from tvr.cli._common import add_data_option, add_file_overwrite_option, add_overwrite_option
+from tvr.cli.verbs import add_compare_verb
+from tvr.vtt.data.layout import records_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +39,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--verify-images", action="store_true",
                    help="also decode each state image's header (needs Pillow; slower)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    renamed(p, "--records", "--data")
     p.set_defaults(func=stats_command)
 
     p = sub.add_parser(
@@ -58,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "scored as empty and counted. Prints Table 2's anchors beside ours.",
     )
     add_data_option(p, "a release folder (meta/vtt.jsonl) or its records file",
-                    resolve="tvr.vtt.layout:records_file")  # fmt: skip
+                    resolve="tvr.vtt.data.layout:records_file")  # fmt: skip
     p.add_argument("--predictions", required=True, type=Path, help="the prediction file")
     p.add_argument("--split", choices=("train", "val", "test"), default="test",
                    help="the split to score (default test)")  # fmt: skip
@@ -79,10 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "as empty descriptions")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
-    renamed(p, "--records", "--data")
     add_overwrite_option(p, "an evaluation")
     p.set_defaults(func=evaluate_command)
-    register_compare(sub)
+    add_compare_verb(sub, "vtt")
     register_build(sub)
     register_testbed(sub)
     register_judge(sub)
@@ -119,8 +113,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print_result,
     )
     from tvr.core.errors import UserError
-    from tvr.vtt.evaluate import evaluate, write_evaluation
-    from tvr.vtt.metrics.suite import MetricOptions
+    from tvr.vtt.eval.evaluate import evaluate, write_evaluation
+    from tvr.vtt.eval.metrics.suite import MetricOptions
 
     if args.no_bertscore and args.bertscore_model is not None:
         raise UserError("--no-bertscore and --bertscore-model exclude each other")
@@ -140,33 +134,6 @@ def evaluate_command(args: argparse.Namespace) -> int:
         write_evaluation(result, args.out)
     wrote = None if args.out is None else f"wrote {args.out}/summary.json, detail.jsonl, table.md"
     return print_result(result.summary, result.table, args.json, wrote)
-
-
-def register_compare(sub: argparse._SubParsersAction) -> None:
-    """`tvr vtt compare`."""
-    from tvr.cli._common import add_compare_options
-
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two evaluations of the same split",
-        description="A and B are `tvr vtt evaluate --out` folders (or their detail.jsonl) of "
-        "the same split. Every metric that both computed is compared description by "
-        "description (sample id, step index): the paired sign-flip randomisation test and a "
-        "seeded 95% bootstrap interval of A-B, x100. A metric unavailable in either, or "
-        "computed in different settings, is left out with a note. See docs/vtt.md.",
-    )
-    add_compare_options(p)
-    p.set_defaults(func=compare_command)
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    from tvr.cli._common import compared_inputs, finish_comparison
-    from tvr.vtt.compare import compare_evaluations, markdown_lines, read_detail
-
-    (la, a), (lb, b) = compared_inputs(args)
-    document = compare_evaluations(read_detail(a, la), read_detail(b, lb),
-                                   args.resamples, args.seed)  # fmt: skip
-    return finish_comparison(args, document, markdown_lines(document))
 
 
 # --- build: records and states from COIN / CrossTask and local videos ---------------------------
@@ -206,9 +173,6 @@ def register_build(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=positive_int, default=1,
                    help="worker processes (default 1)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--short-side", "--image-size")
-    renamed(p, "--no-progress", "--quiet")
-    renamed(p, "--split", "--split-rule")
     p.set_defaults(func=build_command)
 
 
@@ -269,8 +233,6 @@ def register_testbed(sub: argparse._SubParsersAction) -> None:
                    help="varied: seeded templates and synonyms (default); fixed: one wording "
                    "per step")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--size", "--image-size")
-    renamed(p, "--no-progress", "--quiet")
     p.set_defaults(func=testbed_command)
 
 
@@ -278,7 +240,7 @@ def testbed_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_modules
 
     require_modules("moderngl")  # the raster renderer: its extra is said before the job starts
-    from tvr.trance.testbeds.text import (
+    from tvr.testbeds.text import (
         RECORDS_FILE,
         TextTestbedConfig,
         make_text_testbed,
@@ -422,6 +384,12 @@ _TRAIN_FIELDS = (
 
 def register_models(sub: argparse._SubParsersAction) -> None:
     """`tvr vtt train`, `tvr vtt predict`, `tvr vtt baseline nearest`."""
+    for add in (_register_train, _register_predict, _register_baseline):
+        add(sub)
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt train`."""
     from tvr.cli._common import non_negative_int, positive_float, positive_int
 
     p = sub.add_parser(
@@ -487,10 +455,11 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     _decode_options(p, sampling=False)
     p.add_argument("--log-every-n-steps", type=positive_int, help="default 50")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    renamed(p, "--size", "--model-size")
-    renamed(p, "--num-workers", "--workers")
     p.set_defaults(func=train_command)
 
+
+def _register_predict(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt predict`."""
     p = sub.add_parser(
         "predict",
         help="write the descriptions of a trained VTT model for one split",
@@ -510,6 +479,10 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--feature-cache", type=Path, help="default: the run's")
     _decode_options(p, sampling=True)
     p.set_defaults(func=predict_command)
+
+
+def _register_baseline(sub: argparse._SubParsersAction) -> None:
+    """`tvr vtt baseline nearest`."""
 
     p = sub.add_parser(
         "baseline",
@@ -615,14 +588,14 @@ def baseline_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import needs_extra
 
     if args.name == "random":
-        from tvr.vtt.random_baseline import random_predictions, random_settings
+        from tvr.vtt.eval.random_baseline import random_predictions, random_settings
 
         _check_prediction_file(args.out)
         found = random_predictions(args.data, args.split, args.seed)
         return _write_prediction_file(args.out, found, random_settings(args.data, args.split,
                                                                        args.seed))
     with needs_extra("the baseline needs the clip extra"):
-        from tvr.vtt.baselines import NearestConfig, nearest_predictions
+        from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
     _check_prediction_file(args.out)
     config = NearestConfig(data=str(args.data), split=args.split, encoder=args.encoder,
                            encoder_weights=args.encoder_weights, encoder_seed=args.encoder_seed,

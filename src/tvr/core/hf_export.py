@@ -54,13 +54,6 @@ def exporter(fmt: str, benchmark: str) -> Callable[..., HfDataset]:
                         f"{', '.join(known) or 'none'})") from None  # fmt: skip
 
 
-def exported_benchmarks(fmt: str = "hf") -> list[str]:
-    from tvr.core.plugins import load_benchmarks
-
-    load_benchmarks()
-    return sorted(b for f, b in _EXPORTERS if f == fmt)
-
-
 # --- what a benchmark describes -------------------------------------------------------------
 
 

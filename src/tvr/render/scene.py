@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvr.render.camera import HFOV, PinholeCamera
+from tvr.render.camera import HFOV
 
 #: linear reflectance of the ground: "Ground" has no material, so Cycles' default surface (diffuse,
 #: 0.8 grey) shades it
@@ -208,10 +208,6 @@ class SceneDescription:
     backdrop_location: tuple[float, float, float] = CLEVR_BACKDROP_LOCATION
     camera_target: tuple[float, float, float] = (0.0, 0.0, 0.0)
     hfov: float = HFOV
-
-    @property
-    def camera_model(self) -> PinholeCamera:
-        return PinholeCamera(self.camera, self.width, self.height, self.hfov, self.camera_target)
 
     def floor_lines(self) -> list[np.ndarray]:
         """The four thin quads (4x3 corners each, z = 0.01) marking the square; [] without lines."""

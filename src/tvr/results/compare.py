@@ -4,18 +4,23 @@ A benchmark reads its two `detail.jsonl` files and says which metrics it compare
 holds what every comparison does alike: finding and naming the detail files, the checks on
 their lines, a metric's row (n, A, B, A-B, the 95% bootstrap interval, the sign-flip p; for a
 right-or-wrong metric the McNemar p), accuracy per group of items, the notes on items left out,
-the Markdown tables, and writing compare.json and compare.md.
+the Markdown tables, and writing compare.json and compare.md. Each benchmark registers its
+comparison here (`register_comparer`, from its plugin.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import Any, Protocol
 
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import iter_jsonl, prepare_output_folder, write_json, write_text
+from tvr.core.plugins import load_benchmarks
 from tvr.core.stats import EXACT_FLIPS, compare_paired, compare_paired_scores, mcnemar_exact
+from tvr.core.verbs import Option
 
 DETAIL = "detail.jsonl"
 COMPARE_JSON = "compare.json"
@@ -252,3 +257,43 @@ def write_comparison(out: str | Path, document: dict[str, Any], lines: list[str]
     write_json(folder / COMPARE_JSON, document)
     write_text(folder / COMPARE_MD, "\n".join(lines) + "\n")
     return folder
+
+
+# --- the registry: each benchmark's comparison (`tvr compare --benchmark NAME`, `tvr BENCH compare`)
+@dataclass(frozen=True)
+class Comparer:
+    """How one benchmark compares two of its evaluations. `module` names a module (imported only
+    when comparing) with `read_detail(path, label=None, **options)`,
+    `compare_evaluations(a, b, resamples=..., seed=..., **options)` and
+    `markdown_lines(document)`; `options` are the benchmark's own (TRANCO's --convention)."""
+
+    module: str
+    help: str
+    description: str
+    options: tuple[Option, ...] = ()
+
+    def compare(self, a: tuple[str | None, Path], b: tuple[str | None, Path], resamples: int,
+                seed: int, **options: Any) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+        """compare.json's document and compare.md's lines of A and B, each (label, path)."""
+        module = import_module(self.module)
+        (la, pa), (lb, pb) = a, b
+        document = module.compare_evaluations(
+            module.read_detail(pa, label=la, **options), module.read_detail(pb, label=lb, **options),
+            resamples=resamples, seed=seed, **options,
+        )  # fmt: skip
+        return document, module.markdown_lines(document)
+
+
+_COMPARERS: dict[str, Comparer] = {}
+
+
+def register_comparer(benchmark: str, comparer: Comparer) -> None:
+    """Called by a benchmark's plugin.py: `tvr compare --benchmark NAME` and `tvr NAME compare`
+    compare its evaluations with `comparer`."""
+    _COMPARERS[benchmark] = comparer
+
+
+def comparers() -> dict[str, Comparer]:
+    """Every registered comparison, by benchmark (the plugins loaded first)."""
+    load_benchmarks()
+    return dict(_COMPARERS)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from itertools import combinations
 from pathlib import Path
 
-from tvr._moved import forwarding_getattr
 from tvr.core.errors import InputError
 from tvr.core.jsonl import iter_jsonl
 from tvr.core.stats import compare_paired
@@ -105,7 +104,3 @@ def paired_table(
         "McNemar p": lambda v: f"{v:.2g}",
     }
     return ResultTable("paired", "Paired comparisons (Acc)", PAIRED_COLUMNS, rows, notes, formats)
-
-
-# mcnemar_exact and the comparison moved to tvr.core.stats; they resolve here for one release
-__getattr__ = forwarding_getattr(__name__, "tvr.training.results_paired", "tvr.core.stats")

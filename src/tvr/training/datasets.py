@@ -2,9 +2,9 @@
 extra), the split argument checked in one sentence, and image files read as uint8 tensors or
 through a transform.
 
-The Datasets live with their benchmarks, each taking (root, split): `tvr.trance.train.torch_data`,
+The Datasets live with their benchmarks, each taking (root, split): `tvr.trance.data.torch_data`,
 `tvr.clevrer.data.torch_data`, `tvr.vtt.data.torch_data`, `tvr.tranco.data.torch_data` and
-`tvr.visualtrans.torch_data` (each guide's "Loading in PyTorch" shows one). They import torch
+`tvr.visualtrans.data.torch_data` (each guide's "Loading in PyTorch" shows one). They import torch
 through `require_torch`, so that `import tvr.<benchmark>` never needs it.
 """
 

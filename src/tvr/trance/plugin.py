@@ -91,3 +91,21 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("trance", Comparer(
+        "tvr.trance.eval.compare",
+        help="paired comparison of two TRANCE evaluations of the same samples",
+        description="A and B are `tvr evaluate --out` folders (or their detail.jsonl) of one "
+        "setting and the same samples (and views). The paper's metrics are compared sample by "
+        "sample: ObjAcc, AttrAcc, ValAcc, Acc (Basic) and LAcc, Acc (Event, View) by the exact "
+        "McNemar test, AD and AND by the paired sign-flip randomisation test, each with a "
+        "seeded 95% bootstrap interval of A-B; then Acc per number of steps, per view or per "
+        "attribute, and each side's EO. See docs/results-tables.md.",
+    ))  # fmt: skip
+
+
+_register_compare()

@@ -63,7 +63,7 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
 def summary(values: list[dict[str, Any]]) -> dict[str, Any]:
     """`tvr tranco evaluate`'s summary of the predictions in `values`."""
     from tvr.tranco.data.formats import Prediction, ReferenceSample
-    from tvr.tranco.evaluate import evaluate, summarize
+    from tvr.tranco.eval.evaluate import evaluate, summarize
 
     samples = [ReferenceSample(v["row"]["id"], tuple(v["row"]["clips"]),
                                tuple(v["row"]["candidates"])) for v in values]  # fmt: skip

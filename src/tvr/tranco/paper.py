@@ -7,7 +7,7 @@ TRANCO):
 - Table 2 (section 5.1): videos and clips per split, and videos with k = 2..7 clips.
 - Table 6 (section 8.1): the random baseline and four TrancoNets on the test set, with tiny
   candidates (100 per sample, metrics suffixed @100) and with the full candidates (all 4,918 test
-  clips). R and P are Recall and Precision as the paper computed them; `tvr.tranco.metrics`
+  clips). R and P are Recall and Precision as the paper computed them; `tvr.tranco.eval.metrics`
   explains the two readings of its Eq. 2, and `benchmarks/tranco_random_baseline.py` shows which
   one the random row follows.
 - Table 7 (section 8.2): ViT-B/32-T trained from scratch, with CLIP frozen, and fine-tuned.

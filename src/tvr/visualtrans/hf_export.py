@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.hf_export import HfDataset, Table, image, licence_fields
-from tvr.visualtrans.dataset import data_file, images_folder, load_dataset
+from tvr.visualtrans.data.dataset import data_file, images_folder, load_dataset
 
 CITATION = """@article{ji2025visualtrans,
   title   = {VisualTrans: A Benchmark for Real-World Visual Transformation Reasoning},

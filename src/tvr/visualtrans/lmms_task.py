@@ -76,8 +76,8 @@ def _record(reply: str | None) -> dict[str, Any]:
 
 def summary(values: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     """`tvr visualtrans evaluate`'s summary of the replies in `values` (process_results')."""
-    from tvr.visualtrans.dataset import Dataset, Item
-    from tvr.visualtrans.scoring import score_dataset
+    from tvr.visualtrans.data.dataset import Dataset, Item
+    from tvr.visualtrans.eval.scoring import score_dataset
 
     rows = sorted((r for v in values for r in v["rows"]), key=lambda r: r["index"])
     items = [

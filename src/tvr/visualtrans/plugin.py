@@ -31,7 +31,7 @@ register_pages("visualtrans", _visualtrans_pages)
 def _leaderboard_run(summary: dict[str, Any], inputs: dict[str, Any]) -> Any:
     """`tvr vlm report`: a `tvr visualtrans evaluate` summary as Table 2's columns (percent); the
     replies are the results file itself, so the counts are the summary's."""
-    from tvr.visualtrans.dataset import DIMENSIONS, SUBTASK_LABELS
+    from tvr.visualtrans.data.dataset import DIMENSIONS, SUBTASK_LABELS
     from tvr.vlm.report import ParseCounts, ScoredRun
 
     def pct(value: float | None) -> float | None:
@@ -89,3 +89,20 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("visualtrans", Comparer(
+        "tvr.visualtrans.eval.compare",
+        help="paired comparison of two evaluations of the same items",
+        description="A and B are `tvr visualtrans evaluate --out` folders (or their "
+        "detail.jsonl) of the same data file. Overall accuracy and each subtask's accuracy "
+        "(Table 2) are compared item by item by the exact McNemar test, with a seeded 95% "
+        "bootstrap interval of A-B; then each side's dimension means and the accuracy per "
+        "answer format. See docs/visualtrans.md.",
+    ))  # fmt: skip
+
+
+_register_compare()

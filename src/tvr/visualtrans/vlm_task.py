@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tvr.visualtrans.dataset import Dataset, images_folder, load_dataset
-from tvr.visualtrans.extract import extract_normalized
+from tvr.visualtrans.data.dataset import Dataset, images_folder, load_dataset
+from tvr.visualtrans.data.extract import extract_normalized
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
 

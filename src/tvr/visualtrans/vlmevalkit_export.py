@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from tvr.core.errors import UserError
-from tvr.visualtrans.dataset import (
+from tvr.visualtrans.data.dataset import (
     data_file,
     images_folder,
     load_dataset,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.hf_export import HF_SPLITS, HfDataset, Table, image, licence_fields
+from tvr.vtt.data.layout import records_file, states_folder
 from tvr.vtt.data.records import VttRecord, read_records
-from tvr.vtt.layout import records_file, states_folder
 
 CITATION = """@article{hong2023visual,
   title   = {Visual Transformation Telling},

@@ -35,9 +35,9 @@ from tvr.vlm.runner import RunSummary, run
 from tvr.vlm.tasks import ParsedReply, TaskItem
 from tvr.vlm.templates import load_template
 from tvr.vtt.agreement import Spearman, spearman
+from tvr.vtt.data.layout import records_file
 from tvr.vtt.data.predictions import Prediction, read_predictions
 from tvr.vtt.data.records import VttRecord, read_records
-from tvr.vtt.layout import records_file
 from tvr.vtt.subset import choose_subset
 
 JUDGE_PROMPT = "vtt_judge.txt"

@@ -94,7 +94,7 @@ def _record_line(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _options() -> Any:
-    from tvr.vtt.metrics.suite import MetricOptions
+    from tvr.vtt.eval.metrics.suite import MetricOptions
 
     bert, spice = os.environ.get(BERTSCORE_ENV), os.environ.get(SPICE_ENV)
     return MetricOptions(spice_corenlp=Path(spice) if spice else None,
@@ -107,7 +107,7 @@ _LAST: dict[str, Any] = {}  # the last summary, by its inputs (the aggregations 
 
 def summary(values: list[dict[str, Any]]) -> dict[str, Any]:
     """`tvr vtt evaluate`'s summary of the descriptions in `values` against their rows."""
-    from tvr.vtt.evaluate import evaluate
+    from tvr.vtt.eval.evaluate import evaluate
 
     rows: dict[str, dict[str, Any]] = {}
     for v in values:  # a sample once (its first reply), as tvr asks each sample once

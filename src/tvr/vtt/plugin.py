@@ -73,3 +73,20 @@ def _register_lmms() -> None:
 
 
 _register_lmms()
+
+
+def _register_compare() -> None:
+    from tvr.results.compare import Comparer, register_comparer
+
+    register_comparer("vtt", Comparer(
+        "tvr.vtt.eval.compare",
+        help="paired comparison of two evaluations of the same split",
+        description="A and B are `tvr vtt evaluate --out` folders (or their detail.jsonl) of "
+        "the same split. Every metric that both computed is compared description by "
+        "description (sample id, step index): the paired sign-flip randomisation test and a "
+        "seeded 95% bootstrap interval of A-B, x100. A metric unavailable in either, or "
+        "computed in different settings, is left out with a note. See docs/vtt.md.",
+    ))  # fmt: skip
+
+
+_register_compare()

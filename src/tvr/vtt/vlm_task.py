@@ -31,8 +31,8 @@ from tvr.vlm.export import write_predictions
 from tvr.vlm.images import ComposedImage
 from tvr.vlm.results import ResultsFile
 from tvr.vlm.tasks import ParsedReply, TaskItem, Turn
+from tvr.vtt.data.layout import records_file, states_folder
 from tvr.vtt.data.records import SPLITS, VttRecord, read_records
-from tvr.vtt.layout import records_file, states_folder
 from tvr.vtt.replies import VttReply, parse_turn_replies, parse_vtt_reply
 from tvr.vtt.strip import strip_jpeg
 

@@ -35,8 +35,8 @@ class ServeConfig:
             if not Path(d).is_dir():
                 raise UserError(f"--data {d}: no such folder")
         for p in self.predictions:
-            # NAME=PATH names what it predicts (a setting; NAME:PATH before tvr 0.2)
-            named = str(p).partition("=")[2] or str(p).partition(":")[2]
+            # NAME=PATH names what it predicts (a setting)
+            named = str(p).partition("=")[2]
             if not Path(p).exists() and not (named and Path(named).exists()):
                 raise UserError(f"--predictions {p}: no such file or folder")
         if self.admin and not self.viewer:

@@ -1,7 +1,4 @@
-"""`create_app(config, pages)`: the FastAPI app of `tvr serve`, one benchmark's pages plugged in.
-
-(Not named app.py: `tvr.web.app` is the old path of TRANCE's app, aliased by `tvr._moved`.)
-"""
+"""`create_app(config, pages)`: the FastAPI app of `tvr serve`, one benchmark's pages plugged in."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import os
 import signal
 from pathlib import Path
 
-from tvr.trance.dataset import generate as dataset_generate
+from tvr.trance.generate import job as dataset_generate
 
 MARKER_ENV = "TVR_TEST_CRASH_MARKER"
 

@@ -22,9 +22,9 @@ pytest.importorskip("moderngl")
 pytest.importorskip("PIL")
 
 import tvr
-from tvr.trance.dataset.config import DatasetConfig, split_seed
-from tvr.trance.dataset.generate import generate_dataset
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
+from tvr.trance.generate.config import DatasetConfig, split_seed
+from tvr.trance.generate.job import generate_dataset
 from tvr.trance.sampling.sampler import ShardChain
 from tvr.trance.world.vocab import IMAGE_SLOTS
 
@@ -101,7 +101,7 @@ def test_a_dead_worker_is_replaced_and_its_shard_built_again(tmp_path, monkeypat
     published; as a segfault in the renderer would) is replaced, shard 1 is built again from the
     same samples, and the data equals a run without the crash; no half-written folder is left."""
     from tests.trance.dataset import crash_worker
-    from tvr.trance.dataset import generate as dataset_generate
+    from tvr.trance.generate import job as dataset_generate
 
     config = _tiny_config(setting="event", split_sizes={"train": 6, "val": 1, "test": 1},
                           shard_size=2, seed=5)  # fmt: skip

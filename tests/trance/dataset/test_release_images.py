@@ -13,7 +13,7 @@ pytest.importorskip("PIL")
 from tvr.cli import main
 from tvr.core.errors import InputError, UserError
 from tvr.trance.data.release import read_release
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
 from tvr.trance.world.vocab import IMAGE_SLOTS
 
 
@@ -58,7 +58,7 @@ def test_round_trip_keeps_content_and_pixels(tmp_path, capsys, setting):
 
 
 def test_import_names_a_missing_image(tmp_path):
-    from tvr.trance.dataset.release_images import import_release
+    from tvr.trance.generate.release_images import import_release
 
     rel = tmp_path / "rel"
     rel.mkdir()
@@ -66,7 +66,7 @@ def test_import_names_a_missing_image(tmp_path):
     assert main(["generate", "--split-sizes", "train=1,val=0,test=1", "--out", str(src),
                  "--preset", "preview", "--image-size", "64x48", "--small-size", "32x32",
                  "--quiet"]) == 0  # fmt: skip
-    from tvr.trance.dataset.release_images import export_release
+    from tvr.trance.generate.release_images import export_release
 
     export_release(open_dataset(src).split("train"), rel)
     (rel / "image" / "img_000000-fin.L.png").unlink()

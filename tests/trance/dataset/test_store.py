@@ -16,9 +16,9 @@ from PIL import Image
 from tvr.cli import main
 from tvr.core.errors import UserError
 from tvr.trance.data.files import check_consistent, read_samples
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.generate import generate_dataset
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
+from tvr.trance.generate.config import DatasetConfig
+from tvr.trance.generate.job import generate_dataset
 
 
 def _config(**kw) -> DatasetConfig:

@@ -175,13 +175,3 @@ def test_it_is_also_tvr_trance_compare(runs, capsys):
     capsys.readouterr()
     assert main(["trance", "compare", str(run), str(run), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["setting"] == "basic"
-
-
-def test_the_former_labels_option_still_names_the_sides(runs, capsys):
-    oracle = runs["event", "oracle"]
-    capsys.readouterr()
-    assert main(["compare", str(oracle), str(oracle), "--labels", "x", "y", "--json"]) == 0
-    out, err = capsys.readouterr()
-    doc = json.loads(out)
-    assert (doc["a"]["label"], doc["b"]["label"]) == ("x", "y")
-    assert "--labels is replaced by LABEL=PATH" in err

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tvr.cli import main
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
 from tvr.trance.perception.geometry import centre_height, pixel_to_grid, project_centre
 from tvr.trance.perception.labels import COL, image_labels
 from tvr.trance.perception.metrics import ImageParse, score_image

@@ -269,9 +269,9 @@ def test_stats_and_report_agree(samples_file, report, tmp_path):
 def test_report_on_a_generated_dataset(tmp_path, capsys):
     """`tvr report DIR` on a tiny View dataset made by `tvr generate` (raster, preview)."""
     pytest.importorskip("moderngl")
-    from tvr.trance.dataset.config import DatasetConfig
-    from tvr.trance.dataset.generate import generate_dataset
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
+    from tvr.trance.generate.config import DatasetConfig
+    from tvr.trance.generate.job import generate_dataset
 
     config = DatasetConfig(
         setting="view",

@@ -304,9 +304,9 @@ def test_a_real_training_run(tmp_path):
 
 def test_runs_on_a_dataset_folder(tmp_path):
     pytest.importorskip("moderngl")
-    from tvr.trance.dataset.config import DatasetConfig
-    from tvr.trance.dataset.generate import generate_dataset
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
+    from tvr.trance.generate.config import DatasetConfig
+    from tvr.trance.generate.job import generate_dataset
 
     tiny = {"preset": "preview", "image_width": 64, "image_height": 48, "small_width": 32,
             "small_height": 32, "shard_size": 8}  # fmt: skip

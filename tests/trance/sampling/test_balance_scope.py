@@ -14,9 +14,9 @@ import pytest
 
 from tvr.core.errors import UserError
 from tvr.trance.data.files import read_samples, write_samples
-from tvr.trance.dataset.config import DatasetConfig, saved_balance_scope
-from tvr.trance.dataset.generate import check_same_config, shard_jobs
-from tvr.trance.dataset.store import SAMPLES_FILE, shard_name, shards_dir
+from tvr.trance.data.store import SAMPLES_FILE, shard_name, shards_dir
+from tvr.trance.generate.config import DatasetConfig, saved_balance_scope
+from tvr.trance.generate.job import check_same_config, shard_jobs
 from tvr.trance.sampling.balance import BalanceCounts
 from tvr.trance.sampling.jobs import GenerateConfig, generate, shard_path
 from tvr.trance.sampling.sampler import SamplerConfig, ShardChain, ShardSampler

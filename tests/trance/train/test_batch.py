@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from tvr.trance.train.batch import (
+from tvr.trance.data.batch import (
     IGNORE,
     OBJ_END,
     VALUE_END,

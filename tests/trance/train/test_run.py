@@ -8,7 +8,7 @@ import pytest
 import torch
 from lightning.pytorch.callbacks import Callback
 
-from tvr.trance.train.batch import collate
+from tvr.trance.data.batch import collate
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.data import make_dataset, synthetic_split_records
 from tvr.trance.train.run import train
@@ -233,7 +233,7 @@ def test_mixed_precision_run_on_cpu(tmp_path, channels_last):
 def test_channels_last_is_only_a_memory_layout(model):
     """With the same weights and batch, the NHWC model gives the loss and the greedy steps of
     the default layout; its convolution weights really are NHWC."""
-    from tvr.trance.train.batch import images_to_float
+    from tvr.trance.data.batch import images_to_float
     from tvr.trance.train.losses import supervised_loss
     from tvr.trance.train.module import TranceModule, image_layout
     from tvr.trance.train.synthetic import make_synthetic_examples

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tvr.trance.train.batch import collate
+from tvr.trance.data.batch import collate
 from tvr.trance.train.scoring import event_scores
 from tvr.trance.train.synthetic import (
     draw,

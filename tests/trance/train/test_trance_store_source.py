@@ -15,13 +15,13 @@ import torch
 from torch.utils.data import DataLoader
 
 from tvr.cli import main
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.generate import generate_dataset
+from tvr.trance.data.batch import IGNORE, OBJ_END, VALUE_END, VIEW_INDEX, collate, images_to_float
+from tvr.trance.data.torch_data import store_dataset
+from tvr.trance.generate.config import DatasetConfig
+from tvr.trance.generate.job import generate_dataset
 from tvr.trance.models.features import object_vectors
-from tvr.trance.train.batch import IGNORE, OBJ_END, VALUE_END, VIEW_INDEX, collate, images_to_float
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.data import make_dataset
-from tvr.trance.train.torch_data import store_dataset
 
 TINY = {"preset": "preview", "image_width": 96, "image_height": 72, "small_width": 64,
         "small_height": 48, "shard_size": 8}  # fmt: skip
@@ -202,7 +202,7 @@ def test_a_dataset_class_takes_a_folder_and_a_split_and_says_what_is_wrong(store
     """Issue 29: `EventDataset("data/ev", "test")` said "size is 'small' or 'full', got 'test'".
     Each class takes (root, split) and names a wrong argument."""
     from tvr.core.errors import UserError
-    from tvr.trance.train.torch_data import BasicDataset, EventDataset, ViewDataset
+    from tvr.trance.data.torch_data import BasicDataset, EventDataset, ViewDataset
 
     root = stores["basic"].root
     ds = EventDataset(root, "test")

@@ -12,8 +12,8 @@ pytest.importorskip("sqlalchemy")
 
 from fastapi.testclient import TestClient
 
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.generate import generate_dataset
+from tvr.trance.generate.config import DatasetConfig
+from tvr.trance.generate.job import generate_dataset
 from tvr.trance.web.app import create_app
 from tvr.web.config import ServeConfig
 

@@ -18,7 +18,7 @@ from tests.trance.web.helpers import (
     wrong_steps,
 )
 from tvr.cli import main
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
 from tvr.trance.eval.evaluate import evaluate_files
 from tvr.trance.eval.metrics import ReferenceTable, details, read_predictions, score
 from tvr.web.db import Answer

@@ -38,7 +38,7 @@ def server(datasets, tmp_path):
 @pytest.fixture
 def viewer(datasets, tmp_path):
     """A viewer server with one right and one wrong prediction of Event: its URL."""
-    from tvr.trance.dataset.store import open_dataset
+    from tvr.trance.data.store import open_dataset
     from tvr.trance.web.app import create_app
     from tvr.web.config import ServeConfig
 

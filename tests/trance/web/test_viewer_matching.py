@@ -13,9 +13,9 @@ import pytest
 from tests.trance.web.helpers import right_steps, wrong_steps
 from tvr.cli import main
 from tvr.core.errors import UserError
-from tvr.trance.dataset.config import DatasetConfig
-from tvr.trance.dataset.generate import generate_dataset
-from tvr.trance.dataset.store import open_dataset
+from tvr.trance.data.store import open_dataset
+from tvr.trance.generate.config import DatasetConfig
+from tvr.trance.generate.job import generate_dataset
 from tvr.trance.web.app import create_app
 from tvr.trance.world import simulator, vocab
 from tvr.web.config import ServeConfig
@@ -87,7 +87,7 @@ def test_a_file_that_fits_two_settings_must_be_named(same_seed, tmp_path):
     data = [same_seed["basic"], same_seed["event"]]
     with pytest.raises(UserError, match=r"one.jsonl: .*basic and event.*--predictions basic="):
         catalog_of(data, [one_step], tmp_path)
-    app = catalog_of(data, [Path(f"event:{one_step}")], tmp_path)
+    app = catalog_of(data, [Path(f"event={one_step}")], tmp_path)
     assert [p.name for p in app.state.catalog.predictions_for("event", "test")] == ["one"]
     assert app.state.catalog.predictions_for("basic", "test") == []
 

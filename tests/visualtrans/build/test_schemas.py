@@ -6,11 +6,12 @@ import pytest
 
 pytest.importorskip("pydantic")
 
+from tvr.visualtrans.data.dataset import SCENES
+
 from tvr.visualtrans.data.build.annotate import parse_metadata
 from tvr.visualtrans.data.build.filter import parse_verdict
 from tvr.visualtrans.data.build.schemas import SCENE_FAMILY, SCHEMAS, parse_reply_json
 from tvr.visualtrans.data.build.vlm_stage import EpisodeRequest
-from tvr.visualtrans.dataset import SCENES
 
 REQ = EpisodeRequest("sort_beads_3", "sort_beads", ())
 

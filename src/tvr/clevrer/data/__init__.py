@@ -1,1 +1,2 @@
-"""CLEVRER's released file layouts: annotations, predicted dynamics, questions, masks, submissions."""
+"""CLEVRER data: the released file layouts: annotations, predicted dynamics, questions, masks,
+submissions, and the PyTorch datasets."""

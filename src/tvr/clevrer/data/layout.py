@@ -88,10 +88,6 @@ def questions_path(root: str | Path, split: str) -> Path:
     return Path(root) / "questions" / f"{split}.json"
 
 
-def masks_path(root: str | Path, scene_index: int) -> Path:
-    return Path(root) / "masks" / sim_filename(scene_index)
-
-
 def dynamics_path(root: str | Path, scene_index: int) -> Path:
     return Path(root) / "dynamics" / sim_filename(scene_index)
 

@@ -20,7 +20,7 @@ SPLIT_NAMES: tuple[str, ...] = ("train", "validation", "test")
 
 def split_indices(root: str | Path, split: str) -> range | None:
     """The index range of `split` in a generated set (None for a set without a config.json)."""
-    from tvr.clevrer.dataset.config import GenerateConfig
+    from tvr.clevrer.generate.config import GenerateConfig
 
     if split not in SPLIT_NAMES:
         raise UserError(f"unknown split {split!r} (expected one of: {', '.join(SPLIT_NAMES)})")

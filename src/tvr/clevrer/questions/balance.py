@@ -68,11 +68,6 @@ LABELS: tuple[str, str] = ("correct", "wrong")
 MAX_CATCH_UP = 2
 
 
-def subtype_of(family: str) -> str:
-    """The sub-type a family belongs to (its name's first part: "count/exit/1" -> "count")."""
-    return family.split("/", 1)[0]
-
-
 def event_kind(family: str) -> str | None:
     """"in" or "out" for a family about entering or exiting ("count/exit/shape",
     "exist/enter_after/collision/any", "query_color/exit_order/first"), else None."""

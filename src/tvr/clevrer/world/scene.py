@@ -322,8 +322,18 @@ def _push_at_start(
     return options[int(rng.integers(len(options)))]
 
 
-def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | None:
-    """One random scene, or None when the objects could not be placed (the caller resamples)."""
+def _free_resting(rng: np.random.Generator, objects: list[ObjectSpec]) -> int | None:
+    """A resting object nobody else was sent to, else any resting object (drawn); None if none
+    rests."""
+    resting = [i for i, o in enumerate(objects) if o.role == "resting"]
+    free = [i for i in resting if all(o.target != i for o in objects)] or resting
+    return free[int(rng.integers(len(free)))] if free else None
+
+
+def _roles(rng: np.random.Generator, config: WorldConfig) -> tuple[list[str], int, bool, bool]:
+    """The scene's roles in placing order (resting, moving at the start, entering), how many move
+    at the start, and whether the last entering object hits after the shown frames
+    (`future_last`) and the one before it stops short of a resting object (`short_last`)."""
     n = int(rng.integers(config.n_objects[0], config.n_objects[1] + 1))
     n_enter = min(int(rng.integers(config.n_entering[0], config.n_entering[1] + 1)), n - 1)
     # the last entering object may be aimed after the shown frames; it comes on top of at
@@ -342,10 +352,68 @@ def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | N
     if future_last:  # keep a resting object for the future hit (see below)
         n_move = min(n_move, n - n_enter - 1)
     roles = ["resting"] * (n - n_enter - n_move) + ["moving"] * n_move + ["entering"] * n_enter
+    return roles, n_move, future_last, short_last
+
+
+def _start_motion(rng: np.random.Generator, p: np.ndarray, objects: list[ObjectSpec],
+                  starts: list[np.ndarray], config: WorldConfig) -> tuple[tuple[float, float], int]:  # fmt: skip
+    """(velocity, target) of an object moving at frame 0 from `p`: towards a resting object if
+    there is one (a collision in the first seconds), else towards the arena centre, in both
+    cases with a random deviation; or, at `leave_probability`, pushing a resting object out of
+    the view, or across the image and out of it."""
+    resting = [i for i, o in enumerate(objects) if o.role == "resting"]
+    target = resting[int(rng.integers(len(resting)))] if resting else -1
+    goal = starts[target] if resting else np.zeros(2)
+    spread = config.start_heading_spread_deg if not resting else config.aim_spread_deg
+    heading = math.atan2(goal[1] - p[1], goal[0] - p[0]) + math.radians(
+        rng.uniform(-spread, spread)
+    )
+    speed = float(rng.uniform(*config.start_speed))
+    if rng.random() < config.leave_probability:
+        pushed = _push_at_start(rng, p, [starts[i] for i in resting], config)
+        if pushed is not None:
+            # head-on into a resting object that it pushes out of the view
+            k, heading, speed = pushed
+            target = resting[k]
+        else:
+            # across the image and out of it (whatever it meets on the way)
+            heading = SIDEWAYS_RAD[int(rng.integers(2))] + math.radians(
+                rng.uniform(-config.exit_spread_deg, config.exit_spread_deg))
+            unit = np.array([math.cos(heading), math.sin(heading)])
+            v_out = exit_speed(p, unit, config.exit_by_s, config)
+            if v_out is not None:
+                speed = min(v_out * float(rng.uniform(*config.exit_speed_margin)),
+                            config.max_speed)
+                target = -1
+    return (speed * math.cos(heading), speed * math.sin(heading)), target
+
+
+def _hit_window(rng: np.random.Generator, future: bool, first: bool,
+                config: WorldConfig) -> tuple[tuple[float, float], str]:  # fmt: skip
+    """When an entering object hits its target (seconds) and how it leaves: "push" its target
+    out of the view, "pass" it by and leave the view itself, "hit" it (whatever follows), or the
+    "future" hit after the shown frames. `first`: nothing moves before it (it comes in soon)."""
+    window = config.future_hit_time if future else config.hit_time
+    if first:
+        window = config.first_hit_time
+    draw = rng.random()
+    mode = "hit"
+    if not future and draw < config.exit_push_probability + config.pass_probability:
+        mode = "push" if draw < config.exit_push_probability else "pass"
+    if future:
+        mode = "future"
+    if mode in ("push", "pass"):  # early enough to reach the border by `exit_by_s`
+        window = (window[0], min(window[1], config.exit_by_s - config.exit_travel_s))
+    return window, mode
+
+
+def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | None:
+    """One random scene, or None when the objects could not be placed (the caller resamples)."""
+    roles, n_move, future_last, short_last = _roles(rng, config)
+    n = len(roles)
     combos = attribute_combinations()
     chosen = [combos[i] for i in rng.choice(len(combos), size=n, replace=False)]
     decel = config.sliding_deceleration
-
     objects: list[ObjectSpec] = []
     starts: list[np.ndarray] = []
     directions: list[np.ndarray] = []  # of the entering objects so far
@@ -355,41 +423,11 @@ def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | N
             p = _place_in_view(rng, starts, config)
             if p is None:
                 return None
-            velocity = (0.0, 0.0)
-            target = -1
+            velocity, target = (0.0, 0.0), -1
             if role == "moving":
-                # towards a resting object if there is one (a collision in the first seconds),
-                # else towards the arena centre; in both cases with a random deviation
-                resting = [i for i, o in enumerate(objects) if o.role == "resting"]
-                target = resting[int(rng.integers(len(resting)))] if resting else -1
-                goal = starts[target] if resting else np.zeros(2)
-                spread = config.start_heading_spread_deg if not resting else config.aim_spread_deg
-                heading = math.atan2(goal[1] - p[1], goal[0] - p[0]) + math.radians(
-                    rng.uniform(-spread, spread)
-                )
-                speed = float(rng.uniform(*config.start_speed))
-                if rng.random() < config.leave_probability:
-                    pushed = _push_at_start(rng, p, [starts[i] for i in resting], config)
-                    if pushed is not None:
-                        # head-on into a resting object that it pushes out of the view
-                        k, heading, speed = pushed
-                        target = resting[k]
-                    else:
-                        # across the image and out of it (whatever it meets on the way)
-                        heading = SIDEWAYS_RAD[int(rng.integers(2))] + math.radians(
-                            rng.uniform(-config.exit_spread_deg, config.exit_spread_deg))
-                        unit = np.array([math.cos(heading), math.sin(heading)])
-                        v_out = exit_speed(p, unit, config.exit_by_s, config)
-                        if v_out is not None:
-                            speed = min(v_out * float(rng.uniform(*config.exit_speed_margin)),
-                                        config.max_speed)
-                            target = -1
-                velocity = (speed * math.cos(heading), speed * math.sin(heading))
-            objects.append(
-                ObjectSpec(
-                    color, material, shape, (float(p[0]), float(p[1])), yaw, velocity, 0, role, target
-                )
-            )
+                velocity, target = _start_motion(rng, p, objects, starts, config)
+            objects.append(ObjectSpec(color, material, shape, (float(p[0]), float(p[1])), yaw,
+                                      velocity, 0, role, target))  # fmt: skip
             starts.append(p)
             continue
         # an entering object: aim at an object already placed, at a chosen time when the
@@ -397,25 +435,12 @@ def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | N
         future = future_last and len(objects) == n - 1
         target = int(rng.integers(len(objects)))
         if future:
-            # the future hit goes to a resting object nobody else was sent to, else to any
-            # resting object: its predicted position is the most trustworthy
-            resting = [i for i, o in enumerate(objects) if o.role == "resting"]
-            free = [i for i in resting if all(o.target != i for o in objects)] or resting
-            if free:
-                target = free[int(rng.integers(len(free)))]
-        window = config.future_hit_time if future else config.hit_time
-        if n_move == 0 and all(o.role != "entering" for o in objects):
-            window = config.first_hit_time  # nothing moves at the start: come in soon
-        # how this object leaves: "push" its target out of the view, "pass" it by and leave
-        # the view itself, or "hit" it (whatever follows)
-        draw = rng.random()
-        mode = "hit"
-        if not future and draw < config.exit_push_probability + config.pass_probability:
-            mode = "push" if draw < config.exit_push_probability else "pass"
-        if future:
-            mode = "future"
-        if mode in ("push", "pass"):  # early enough to reach the border by `exit_by_s`
-            window = (window[0], min(window[1], config.exit_by_s - config.exit_travel_s))
+            # the future hit goes to a free resting object: its predicted position is the most
+            # trustworthy
+            free = _free_resting(rng, objects)
+            target = target if free is None else free
+        first = n_move == 0 and all(o.role != "entering" for o in objects)
+        window, mode = _hit_window(rng, future, first, config)
         target_obj = objects[target]
         launched = None
         short = False
@@ -423,10 +448,9 @@ def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | N
             # a slow approach that stops just short of a resting object after the video: at the
             # last shown frame it is still heading straight for it (`_launch_short`)
             # (`aim_short_stop` aims it again at an object really at rest then)
-            resting = [i for i, o in enumerate(objects) if o.role == "resting"]
-            free = [i for i in resting if all(o.target != i for o in objects)] or resting
-            if free:
-                target = free[int(rng.integers(len(free)))]
+            free = _free_resting(rng, objects)
+            if free is not None:
+                target = free
                 t_stop = float(rng.uniform(*config.short_stop_time))
                 launched = _launch_short(rng, np.asarray(objects[target].position), t_stop,
                                          starts, directions, config)
@@ -438,21 +462,8 @@ def sample_scene(rng: np.random.Generator, config: WorldConfig) -> SceneSpec | N
         if launched is None:
             return None
         start, direction, velocity, launch, _ = launched
-        objects.append(
-            ObjectSpec(
-                color,
-                material,
-                shape,
-                (float(start[0]), float(start[1])),
-                yaw,
-                velocity,
-                int(launch),
-                role,
-                target,
-                future,
-                short,
-            )
-        )
+        objects.append(ObjectSpec(color, material, shape, (float(start[0]), float(start[1])), yaw,
+                                  velocity, int(launch), role, target, future, short))  # fmt: skip
         starts.append(start)
         directions.append(direction)
     return SceneSpec(tuple(objects))

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tvr._moved import forwarding_getattr
 from tvr.core.data_path import reference_file
 from tvr.core.errors import InputError, UserError, quote
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
@@ -141,10 +140,6 @@ __all__ = [
     "write_jsonl",
     "write_samples",
 ]
-
-
-# the release conversion (read_release, sample_to_release, ...) moved to tvr.trance.data.release
-__getattr__ = forwarding_getattr(__name__, "tvr.trance.samples_io", "tvr.trance.data.release")
 
 
 # --- a dataset given as --data: its samples file and its setting ------------------------------------

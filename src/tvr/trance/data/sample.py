@@ -31,7 +31,6 @@ from tvr.trance.world.simulator import objects_to_array
 from tvr.trance.world.vocab import VIEWS
 
 FORMAT = "tvr.trance.sample/1"
-OBJECT_KEYS = ("shape", "size", "color", "material", "position", "rotation")
 
 
 def image_name(sample_id: str, stage: str, view: str) -> str:

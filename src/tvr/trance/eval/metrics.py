@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from tvr._moved import forwarding_getattr
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.trance.data.sample import Sample
@@ -285,23 +284,52 @@ def read_predictions(
         raise InputError(path, None, None, "no predictions (the file is empty)")
     plain = plain_steps(data, ref, limit) if fast else None
     if plain is not None:  # every line plain and good: read in bulk (plain.py)
-        rows, counts, step_objs, step_values = plain
-        step_rows = np.repeat(rows, counts)
-        step_k = np.arange(len(step_rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-        more = LongSteps()
-        if counts.max(initial=0) > k:  # predictions longer than a reference (simulate policy)
-            head, long = step_k < k, counts > k
-            more = LongSteps.from_groups(
-                rows[long], counts[long] - k, step_objs[~head], step_values[~head]
-            )
-            step_rows, step_k = step_rows[head], step_k[head]
-            step_objs, step_values = step_objs[head], step_values[head]
-        objs[step_rows, step_k] = step_objs
-        values[step_rows, step_k] = step_values
-        present[rows] = True
+        more = _fill_plain(plain, k, objs, values, present)
         return PredictionTable(
             objs, values, present, {}, [], more, len(more.rows), max_steps_policy
         )
+    errors, problems, longer, refused = _fill_lines(
+        path, ref, k, lenient, max_steps_policy, objs, values, present
+    )
+    more = _long_steps(longer)
+    return PredictionTable(
+        objs, values, present, errors, problems, more, len(longer) + refused, max_steps_policy
+    )
+
+
+def _fill_plain(plain: tuple, k: int, objs: np.ndarray, values: np.ndarray,
+                present: np.ndarray) -> LongSteps:  # fmt: skip
+    """Fill the tables from `plain_steps`' bulk read; the steps after the k-th of each row."""
+    rows, counts, step_objs, step_values = plain
+    step_rows = np.repeat(rows, counts)
+    step_k = np.arange(len(step_rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    more = LongSteps()
+    if counts.max(initial=0) > k:  # predictions longer than a reference (simulate policy)
+        head, long = step_k < k, counts > k
+        more = LongSteps.from_groups(
+            rows[long], counts[long] - k, step_objs[~head], step_values[~head]
+        )
+        step_rows, step_k = step_rows[head], step_k[head]
+        step_objs, step_values = step_objs[head], step_values[head]
+    objs[step_rows, step_k] = step_objs
+    values[step_rows, step_k] = step_values
+    present[rows] = True
+    return more
+
+
+def _fill_lines(
+    path: Path,
+    ref: ReferenceTable,
+    k: int,
+    lenient: bool,
+    max_steps_policy: str,
+    objs: np.ndarray,
+    values: np.ndarray,
+    present: np.ndarray,
+) -> tuple[dict[int, str], list[str], dict[int, list[tuple[int, int]]], int]:
+    """Fill the tables line by line with the general parser: the rows scored as wrong (lenient)
+    and why, the bad lines' messages, each long row's steps after the k-th, and how many lines
+    were refused for too many steps."""
     errors: dict[int, str] = {}
     problems: list[str] = []
     seen: dict[int, int] = {}
@@ -329,12 +357,8 @@ def read_predictions(
                         path, lineno, "id", f"unknown sample {what} (not in the samples file)"
                     )
                 if row in seen:
-                    raise InputError(
-                        path,
-                        lineno,
-                        "id",
-                        f"second prediction for {sid!r} (first on line {seen[row]})",
-                    )
+                    raise InputError(path, lineno, "id", f"second prediction for {sid!r} "
+                                     f"(first on line {seen[row]})")  # fmt: skip
                 seen[row] = lineno
                 for j, (o, v) in enumerate(steps[:k]):
                     objs[row, j] = o
@@ -351,17 +375,19 @@ def read_predictions(
                 if row is not None and row not in seen:
                     errors[row] = err.reason
                     seen[row] = lineno
-    more = LongSteps()
-    if longer:
-        tails = list(longer.values())
-        more = LongSteps.from_groups(
-            np.fromiter(longer, dtype=np.int64, count=len(longer)),
-            np.array([len(t) for t in tails], dtype=np.int64),
-            np.array([o for t in tails for o, _ in t], dtype=np.int64),
-            np.array([v for t in tails for _, v in t], dtype=np.int64),
-        )
-    return PredictionTable(
-        objs, values, present, errors, problems, more, len(longer) + refused, max_steps_policy
+    return errors, problems, longer, refused
+
+
+def _long_steps(longer: dict[int, list[tuple[int, int]]]) -> LongSteps:
+    """The steps after the k-th of the rows of `longer`, as one LongSteps table."""
+    if not longer:
+        return LongSteps()
+    tails = list(longer.values())
+    return LongSteps.from_groups(
+        np.fromiter(longer, dtype=np.int64, count=len(longer)),
+        np.array([len(t) for t in tails], dtype=np.int64),
+        np.array([o for t in tails for o, _ in t], dtype=np.int64),
+        np.array([v for t in tails for _, v in t], dtype=np.int64),
     )
 
 
@@ -588,7 +614,3 @@ def evaluate_steps(
         )
     pred = PredictionTable(objs, values, np.ones(1, dtype=bool), {}, [], more, len(more.rows))
     return details(ref, pred, score(ref, pred))[0]
-
-
-# order_sensitive_batch moved to the simulator; it resolves here for one release
-__getattr__ = forwarding_getattr(__name__, "tvr.trance.metrics", "tvr.trance.world.simulator")

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from tvr.core.errors import UserError
 from tvr.training.keypoints import splat_gaussian
-from tvr.trance.dataset.store import SplitStore, open_dataset
+from tvr.trance.data.store import SplitStore, open_dataset
 from tvr.trance.perception.labels import COL, split_labels
 from tvr.trance.perception.model import HEADS, NUM_OUT, STRIDE
 from tvr.trance.world.camera import IMAGE_WIDTH

@@ -1,6 +1,6 @@
 """What `tvr report` reads: a dataset folder made by `tvr generate`, or a plain samples file.
 
-A dataset folder is opened with the dataset store (`tvr.trance.dataset.store.open_dataset`); its splits
+A dataset folder is opened with the dataset store (`tvr.trance.data.store.open_dataset`); its splits
 and images come from there. A samples.jsonl file (or a folder made by `tvr sample`, which holds
 one) is one split named after the file; its images, if any, are release-named PNGs
 (`{id}-init.C.png`, `{id}-fin.L.png`, ...) in a folder given with `images`, as `tvr render`
@@ -98,10 +98,10 @@ def open_dataset_source(root: Path, progress: bool = False) -> ReportSource:
     """A dataset folder made by `tvr generate`, through the dataset store; with `progress`, a
     bar on stderr over the samples read (shard by shard: the release's 530,000 take minutes)."""
     try:
-        from tvr.trance.dataset.store import open_dataset
+        from tvr.trance.data.store import open_dataset
     except ImportError:  # pragma: no cover - the store ships with the package
         raise UserError(
-            f"{root}: reading a dataset folder needs tvr.trance.dataset.store; pass its samples.jsonl"
+            f"{root}: reading a dataset folder needs tvr.trance.data.store; pass its samples.jsonl"
         ) from None
     ds = open_dataset(root)
     splits = []

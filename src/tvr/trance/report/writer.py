@@ -29,16 +29,6 @@ from tvr.trance.sampling.stats import count_factors, merge_counts, order_sensiti
 
 FORMAT = "tvr.report/1"
 
-#: the factors of Fig. 11, in the paper's order (top row, then bottom row)
-FACTORS: tuple[str, ...] = (
-    "attribute_values",
-    "visible_objects",
-    "steps",
-    "object_index",
-    "move_type",
-)
-
-
 # --- the report folder --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ReportConfig:

@@ -89,10 +89,10 @@ def _check_summary(summary: dict[str, Any], path: Path) -> dict[str, Any]:
 
 def _open_dataset(root: Path):
     try:
-        from tvr.trance.dataset.store import open_dataset
+        from tvr.trance.data.store import open_dataset
     except ImportError:
         raise UserError(
-            f"{root}: reading a dataset folder needs tvr.trance.dataset.store (not in this install); "
+            f"{root}: reading a dataset folder needs tvr.trance.data.store (not in this install); "
             "give the samples file with --samples"
         ) from None
     return open_dataset(root)

@@ -128,10 +128,3 @@ def _log_probabilities(o: ParsedObject) -> tuple[np.ndarray, ...] | None:
     names = ("size", "color", "material", "shape")
     return tuple(np.log(np.clip(np.asarray(o.probabilities[n], dtype=np.float64), 1e-9, 1.0))
                  for n in names)  # fmt: skip
-
-
-def visible_mask(state: np.ndarray) -> np.ndarray:
-    """(10,) bool: objects of a state (10, 6) standing in the visible area."""
-    from tvr.trance.world.simulator import VISIBLE, area
-
-    return area(state[:, 0], state[:, 1]) == VISIBLE

@@ -1,9 +1,9 @@
 """Dataset sources for training, by name: each makes a torch Dataset of batch-contract examples.
 
 A source is a function `(config, split) -> Dataset | None` (None: the split does not exist);
-its items are dicts as made by `tvr.trance.train.batch.make_example`, batched by
-`tvr.trance.train.batch.collate`. "trance" reads a `tvr generate` folder (`data_root`) through
-`tvr.trance.train.torch_data`, and is a config's source whenever it has a `data_root`;
+its items are dicts as made by `tvr.trance.data.batch.make_example`, batched by
+`tvr.trance.data.batch.collate`. "trance" reads a `tvr generate` folder (`data_root`) through
+`tvr.trance.data.torch_data`, and is a config's source whenever it has a `data_root`;
 "synthetic" draws the small set of the tests (`tvr.trance.train.synthetic`).
 """
 
@@ -83,7 +83,7 @@ register_dataset("synthetic", _synthetic)
 
 
 def _trance(config: TrainConfig, split: str) -> Dataset | None:
-    from tvr.trance.train.torch_data import training_source
+    from tvr.trance.data.torch_data import training_source
 
     return training_source(config, split)
 

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tvr.trance.train.batch import IGNORE, Batch
+from tvr.trance.data.batch import IGNORE, Batch
 from tvr.trance.train.scoring import event_scores, reward
 
 

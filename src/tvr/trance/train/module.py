@@ -23,8 +23,8 @@ from torchmetrics import MeanMetric
 
 from tvr.training.augment import random_translate
 from tvr.training.precise_bn import recalibrate_batchnorm
+from tvr.trance.data.batch import Batch, collate, images_to_float, to_device
 from tvr.trance.models import build_model
-from tvr.trance.train.batch import Batch, collate, images_to_float, to_device
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.data import make_dataset
 from tvr.trance.train.losses import paper_loss, policy_gradient_loss, supervised_loss

@@ -13,8 +13,8 @@ import torch
 from torch import nn
 
 from tvr.core.jsonl import write_jsonl
+from tvr.trance.data.batch import Batch, images_to_float, to_device
 from tvr.trance.models import build_model
-from tvr.trance.train.batch import Batch, images_to_float, to_device
 from tvr.trance.train.checkpoint import checkpoint_config, model_state, read_checkpoint
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.data import make_dataset

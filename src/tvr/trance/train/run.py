@@ -20,6 +20,7 @@ from lightning.pytorch.callbacks import Callback
 
 from tvr.training.runs import RunOptions, fit_run
 from tvr.training.runs import check_run_dir as shared_check_run_dir
+from tvr.trance.data.torch_data import check_data_root
 from tvr.trance.train.checkpoint import (
     check_architecture,
     checkpoint_config,
@@ -29,7 +30,6 @@ from tvr.trance.train.checkpoint import (
 from tvr.trance.train.config import TrainConfig
 from tvr.trance.train.module import TranceData, TranceModule
 from tvr.trance.train.predictions import write_predictions
-from tvr.trance.train.torch_data import check_data_root
 
 log = logging.getLogger(__name__)
 

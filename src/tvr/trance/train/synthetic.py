@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from tvr.trance.data.batch import make_example
 from tvr.trance.data.sample import Sample, Step
-from tvr.trance.train.batch import make_example
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import array_to_objects
@@ -194,7 +194,7 @@ def synthetic_records(n: int, setting: str = "event", seed: int = 0) -> list[Syn
 def make_synthetic_examples(
     n: int, setting: str = "event", image_size: tuple[int, int] = (60, 80), seed: int = 0
 ) -> list[dict[str, Any]]:
-    """n examples of the batch contract (`tvr.trance.train.batch`), reproducible from the seed."""
+    """n examples of the batch contract (`tvr.trance.data.batch`), reproducible from the seed."""
     return [
         make_example(
             r.id,

@@ -1,4 +1,4 @@
-"""The served data: one dataset per problem (setting), opened through `tvr.trance.dataset.store`, and
+"""The served data: one dataset per problem (setting), opened through `tvr.trance.data.store`, and
 the model predictions (run folders or JSONL files), each given to a setting (its run's config, a
 `SETTING:` prefix, or the shape of its lines) and then to the split that holds its sample ids.
 
@@ -30,7 +30,7 @@ class SplitData:
     def __init__(self, problem: str, name: str, store: Any):
         self.problem = problem
         self.name = name
-        self.store = store  # tvr.trance.dataset.store.SplitStore
+        self.store = store  # tvr.trance.data.store.SplitStore
 
     def __len__(self) -> int:
         return len(self.store)
@@ -75,7 +75,7 @@ class Catalog:
     """The datasets and predictions of one server."""
 
     def __init__(self, data_dirs: tuple[Path, ...], prediction_paths: tuple[Path, ...] = ()):
-        from tvr.trance.dataset.store import open_dataset
+        from tvr.trance.data.store import open_dataset
 
         self.splits: dict[str, dict[str, SplitData]] = {}
         self.plan_cache: dict[tuple, Any] = {}  # (problem, split, tester, practice) -> Plan
@@ -183,8 +183,6 @@ class Catalog:
         path = Path(path)
         named = None
         prefix, sep, rest = str(path).partition("=")
-        if not sep:  # SETTING:FILE, the form before tvr 0.2
-            prefix, sep, rest = str(path).partition(":")
         if sep and prefix in SETTINGS and not path.exists():
             named, path = prefix, Path(rest)
             if not path.exists():

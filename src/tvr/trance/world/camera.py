@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvr._moved import forwarding_getattr
 from tvr.render.camera import PinholeCamera
 
 IMAGE_WIDTH = 320
@@ -54,7 +53,3 @@ class Camera(PinholeCamera):
 
     width: int = IMAGE_WIDTH
     height: int = IMAGE_HEIGHT
-
-
-# VIEWS and VIEW_NAMES moved to tvr.trance.world.vocab; they resolve here for one release
-__getattr__ = forwarding_getattr(__name__, "tvr.trance.camera", "tvr.trance.world.vocab")

@@ -352,29 +352,6 @@ def fast_visible_pixel_counts(
     return counts
 
 
-def occluded_objects(
-    state: np.ndarray,
-    rotations: np.ndarray,
-    camera_location: tuple[float, float, float],
-    targets: list[int],
-    check: OcclusionCheck = visible_pixel_counts,
-    threshold: int = OCCLUSION_THRESHOLD,
-) -> list[int]:
-    """The targets that show fewer than `threshold` pixels in this view."""
-    counts = check(state, rotations, camera_location, targets)
-    return [i for i in targets if counts[i] < threshold]
-
-
-def visible_pixel_counts_of_objects(
-    objects: list[dict], camera_location: tuple[float, float, float], lights: object = None
-) -> np.ndarray:
-    """`visible_pixel_counts` for a list of object dicts (the renderers' interface)."""
-    from tvr.trance.world.simulator import objects_to_array
-
-    rotations = np.array([float(o.get("rotation", 0.0)) for o in objects])
-    return visible_pixel_counts(objects_to_array(objects), rotations, camera_location)
-
-
 def fast_visible_pixel_counts_of_objects(
     objects: list[dict], camera_location: tuple[float, float, float], lights: object = None
 ) -> np.ndarray:

@@ -120,10 +120,6 @@ class TrancoDataset:
             raise UserError(f"{self.root}: no split {name!r} (splits: {', '.join(self.samples)})")
         return self.samples[name]
 
-    def split_path(self, name: str) -> Path:
-        """The samples file of a split (a valid `tvr tranco evaluate --samples` file)."""
-        return self.root / split_file(name)
-
     def path(self, relative: str) -> Path:
         """An image path of the files, on this machine."""
         return self.root / relative

@@ -18,7 +18,7 @@ Predictions (one per line, any order, extra fields ignored):
 - "id": a sample of the samples file, at most one line each; a sample without a line is scored
   as an empty prediction and counted as missing;
 - "clips": the predicted clips in order; may be empty; a repeated clip is allowed and scored as
-  `tvr.tranco.metrics` says.
+  `tvr.tranco.eval.metrics` says.
 
 Clip and sample ids are strings (COIN's are); a number where an id belongs is an error, so that
 "3" and 3 are never compared.

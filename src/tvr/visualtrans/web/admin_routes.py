@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tvr.visualtrans.dataset import TASK_TYPES
+from tvr.visualtrans.data.dataset import TASK_TYPES
 from tvr.visualtrans.web.answers import FLAGS
 from tvr.visualtrans.web.models import VtVerdict
 from tvr.visualtrans.web.routes import Ver, item_view, shown_answer

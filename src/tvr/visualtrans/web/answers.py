@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvr.visualtrans import extract as ex
-from tvr.visualtrans.dataset import CHOICE_LETTERS, Item, question_options
-from tvr.visualtrans.scoring import known_objects, normalized_label
+from tvr.visualtrans.data import extract as ex
+from tvr.visualtrans.data.dataset import CHOICE_LETTERS, Item, question_options
+from tvr.visualtrans.eval.scoring import known_objects, normalized_label
 from tvr.web.errors import Refusal
 
 #: what a verifier may flag, and how the pages say it

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from tvr.visualtrans.dataset import Item
+from tvr.visualtrans.data.dataset import Item
 from tvr.visualtrans.web.answers import FLAGS, VerifyError, widget
 from tvr.visualtrans.web.bodies import AnswerBody, ReviewBody
 from tvr.visualtrans.web.models import VtServing

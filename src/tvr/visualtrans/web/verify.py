@@ -1,7 +1,7 @@
 """The verification of a build's questions: which item a verifier gets next, and how their answer
 and review are stored.
 
-The items are those of `BUILD/questions/VisualTrans.json` (read by `tvr.visualtrans.dataset`,
+The items are those of `BUILD/questions/VisualTrans.json` (read by `tvr.visualtrans.data.dataset`,
 one per id: duplicates are one item), their images under `BUILD/questions/images/`, and where
 `BUILD/questions/families.jsonl` exists the family of each (`id`, `family` per line). Each item
 wants `verifiers` complete verdicts. The next item of a verifier is their own open one (served
@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import iter_jsonl
-from tvr.visualtrans.dataset import DATA_FILE, Item, images_folder, load_dataset
+from tvr.visualtrans.data.dataset import DATA_FILE, Item, images_folder, load_dataset
 from tvr.visualtrans.web.answers import (
     MAX_NOTE,
     VerifyError,

@@ -33,7 +33,7 @@ from sqlalchemy import select
 
 from tvr.core.errors import UserError
 from tvr.core.jsonl import read_json, write_json
-from tvr.visualtrans.dataset import item_id
+from tvr.visualtrans.data.dataset import item_id
 from tvr.visualtrans.web.answers import FLAGS
 from tvr.visualtrans.web.models import VtVerdict
 from tvr.web.db import make_engine, make_sessionmaker

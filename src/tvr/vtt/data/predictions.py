@@ -5,7 +5,7 @@ The descriptions may also come under `"preds"`, the key of the released human re
 `"transformations"`. Other keys (a model's topic guess, the raw reply, the raters' scores) are
 allowed and ignored. Each id appears once.
 How the descriptions meet the references (missing ones scored as empty, extra ones ignored, both
-counted) is decided where they are scored, in tvr.vtt.evaluate.
+counted) is decided where they are scored, in tvr.vtt.eval.evaluate.
 """
 
 from __future__ import annotations

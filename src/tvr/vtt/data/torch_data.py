@@ -3,7 +3,7 @@ and its N transformation descriptions.
 
 The folder is the release's (``meta/vtt.jsonl`` and ``states/``), what `tvr vtt build` writes,
 or the TRANCE text testbed of `tvr vtt testbed`; the records and every state image are checked
-when the Dataset is made, by the readers `tvr vtt train` uses (`tvr.vtt.layout`,
+when the Dataset is made, by the readers `tvr vtt train` uses (`tvr.vtt.data.layout`,
 `tvr.vtt.data.records`).
 torch is imported here only (`pip install 'tvr[train]'`), so `import tvr.vtt` does not need it.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from tvr.training.datasets import read_images, require_torch, split_name
+from tvr.vtt.data.layout import records_file, states_folder
 from tvr.vtt.data.records import SPLITS, check_states, read_records
-from tvr.vtt.layout import records_file, states_folder
 
 torch = require_torch("tvr.vtt.data.torch_data")
 

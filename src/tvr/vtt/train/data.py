@@ -20,13 +20,13 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset
 
+from tvr.vtt.data.folder import read_data
 from tvr.vtt.data.records import VttRecord
 from tvr.vtt.models import tokenizer
 from tvr.vtt.models.common import IGNORE
 from tvr.vtt.models.config import ModelConfig
 from tvr.vtt.models.encoder import ClipImageEncoder
 from tvr.vtt.models.features import FeatureCache, load_image
-from tvr.vtt.train.folder import read_data
 
 log = logging.getLogger(__name__)
 

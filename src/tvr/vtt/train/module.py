@@ -23,8 +23,8 @@ from tvr.vtt.train.losses import model_loss
 
 def val_cider(hypotheses: list[str], references: list[str]) -> float:
     """CIDEr-D x100 of each hypothesis against its reference, averaged (as evaluate does)."""
-    from tvr.vtt.metrics.coco import cider_d
-    from tvr.vtt.metrics.text import clip_words, ptb_tokenize
+    from tvr.vtt.eval.metrics.coco import cider_d
+    from tvr.vtt.eval.metrics.text import clip_words, ptb_tokenize
 
     if not references:
         return 0.0

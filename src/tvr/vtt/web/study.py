@@ -26,9 +26,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tvr.core.errors import UserError
+from tvr.vtt.data.layout import records_file, states_folder
 from tvr.vtt.data.predictions import read_predictions
 from tvr.vtt.data.records import VttRecord, check_states, read_records
-from tvr.vtt.layout import records_file, states_folder
 from tvr.vtt.subset import choose_subset
 from tvr.vtt.web.models import VttRating, VttServing
 from tvr.web.db import IDEMPOTENCY_KEY, Tester, insert, stored_by_key, utcnow

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from tvr.core.errors import UserError
 from tvr.core.job_config import JobConfig
-from tvr.visualtrans.dataset import SCENES
+from tvr.visualtrans.data.dataset import SCENES
 
 FORMAT = "tvr.visualtrans.build/1"
 STAGES = ("frames", "filter", "annotate", "questions", "export")

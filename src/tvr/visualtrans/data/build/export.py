@@ -39,8 +39,8 @@ def verified(build: Path, items: list[dict[str, Any]]) -> tuple[list[dict[str, A
 def answer_of(item: dict[str, Any]) -> str:
     """The answer's content of a released item: the text (or image) of its letter, else the
     label."""
-    from tvr.visualtrans.dataset import CHOICE_LETTERS, infer_answer_format, question_options
-    from tvr.visualtrans.dataset import _parse_item as parse
+    from tvr.visualtrans.data.dataset import CHOICE_LETTERS, infer_answer_format, question_options
+    from tvr.visualtrans.data.dataset import _parse_item as parse
 
     label = item["label"].strip()
     if infer_answer_format(item["task_type"], label) != "choice":
@@ -53,7 +53,7 @@ def answer_of(item: dict[str, Any]) -> str:
 
 
 def run_export(out: Path) -> dict[str, Any]:
-    from tvr.visualtrans.dataset import item_id
+    from tvr.visualtrans.data.dataset import item_id
 
     src = out / QUESTIONS
     items = read_json(src / "VisualTrans.json")

@@ -148,7 +148,7 @@ def run_questions(out: Path, seed: int, per_family: int, low_count_keep: float) 
     from tvr.core.jsonl import write_json
     from tvr.visualtrans.data.build.frames import IMAGES
     from tvr.visualtrans.data.build.frames import STAGE as FRAMES
-    from tvr.visualtrans.dataset import item_id
+    from tvr.visualtrans.data.dataset import item_id
 
     views = episode_views(out)
     drafts = drafts_of(views, seed)

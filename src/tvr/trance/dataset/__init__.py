@@ -1,1 +1,0 @@
-"""TRANCE image datasets (`tvr generate`): config, generation job, store, release layout with images."""

@@ -1,1 +1,0 @@
-"""Testbeds rendered from the TRANCE world in other benchmarks' layouts (TRANCO clips: `clips.py`)."""
