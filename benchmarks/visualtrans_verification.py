@@ -47,10 +47,10 @@ def verify_build(build: Path, verifiers: int = 2) -> dict[str, int]:
 
 def run_rate(tb: Path, out: Path, rate: float, malformed: float) -> dict[str, Any]:
     from tvr.core.jsonl import iter_jsonl
-    from tvr.visualtrans.data.build import run_build
-    from tvr.visualtrans.data.build.check import check_against_truth
-    from tvr.visualtrans.data.build.config import BuildConfig
-    from tvr.visualtrans.testbed.annotator import ScriptedAnnotator
+    from tvr.visualtrans.build import run_build
+    from tvr.visualtrans.build.check import check_against_truth
+    from tvr.visualtrans.build.config import BuildConfig
+    from tvr.visualtrans.build.scripted import ScriptedAnnotator
 
     build = out / f"build-e{rate:g}"
     if build.exists():

@@ -128,7 +128,6 @@ def test_training_configs_of_every_benchmark(tmp_path, capsys):
 
 def test_job_and_set_configs(tmp_path):
     from tvr.clevrer.generate.config import GenerateConfig
-
     from tvr.clevrer.models.sets import split_indices
     from tvr.vtt.data.build import BuildConfig
 

@@ -132,7 +132,7 @@ def stats_command(args: argparse.Namespace) -> int:
     lines.append(f"duplicate groups (item indices): {summary['duplicate_groups'] or 'none'}")
     lines += [f"warning: {warning}" for warning in summary["warnings"]]
     if getattr(args, "families", False):
-        from tvr.visualtrans.data.build.questions import family_coverage
+        from tvr.visualtrans.build.questions import family_coverage
 
         cov = summary["families"] = family_coverage(dataset)
         lines.append(f"question families: {cov['matched']} of {cov['items']} items matched "
@@ -301,7 +301,7 @@ def build_config_from(args: argparse.Namespace, out: Path):
     ones left out."""
     import json
 
-    from tvr.visualtrans.data.build.config import BuildConfig
+    from tvr.visualtrans.build.config import BuildConfig
 
     saved: dict = {}
     cfg = out / "config.json"
@@ -324,8 +324,8 @@ def build_config_from(args: argparse.Namespace, out: Path):
 
 def build_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_extra
-    from tvr.visualtrans.data.build import run_build
-    from tvr.visualtrans.data.build.config import STAGES
+    from tvr.visualtrans.build import run_build
+    from tvr.visualtrans.build.config import STAGES
 
     require_extra("visualtrans", "tvr visualtrans build", "pydantic", "av", "httpx")
     config = build_config_from(args, args.out)
@@ -338,8 +338,8 @@ def build_command(args: argparse.Namespace) -> int:
 def testbed_command(args: argparse.Namespace) -> int:
     from tvr.core.extras import require_extra
     from tvr.core.jsonl import prepare_output_folder
-    from tvr.visualtrans.data.build import run_build
-    from tvr.visualtrans.data.build.config import BuildConfig
+    from tvr.visualtrans.build import run_build
+    from tvr.visualtrans.build.config import BuildConfig
     from tvr.visualtrans.testbed.world import make_testbed
 
     require_extra("visualtrans", "tvr visualtrans testbed", "pydantic", "av", "httpx",
@@ -358,7 +358,7 @@ def testbed_command(args: argparse.Namespace) -> int:
                          error_rate=args.error_rate, malformed_rate=args.malformed_rate,
                          seed=args.seed)  # fmt: skip
     run_build(config, out / "build")
-    from tvr.visualtrans.data.build.check import check_against_truth
+    from tvr.visualtrans.build.check import check_against_truth
 
     check = check_against_truth(out / "build")
     print(f"answers against the truth: {check['wrong']} wrong of {check['items']} questions "

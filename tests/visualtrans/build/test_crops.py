@@ -48,7 +48,7 @@ def test_tiny_grounding_dino_crops_the_task_object(tmp_path):
     pytest.importorskip("transformers")
     pytest.importorskip("torch")
     from tvr.video.frames import write_image
-    from tvr.visualtrans.data.build.crops import crop_episodes
+    from tvr.visualtrans.build.crops import crop_episodes
 
     model = tiny_grounding_dino(tmp_path / "gdino")
     images = tmp_path / "images"
@@ -68,14 +68,14 @@ def test_tiny_grounding_dino_crops_the_task_object(tmp_path):
 
 
 def test_a_detector_must_be_a_local_folder(tmp_path):
-    from tvr.visualtrans.data.build.crops import Detector
+    from tvr.visualtrans.build.crops import Detector
 
     with pytest.raises(UserError, match="not a local model folder"):
         Detector(tmp_path / "IDEA-Research/grounding-dino-tiny")
 
 
 def test_crop_box_pads_and_clips():
-    from tvr.visualtrans.data.build.crops import crop_box
+    from tvr.visualtrans.build.crops import crop_box
 
     assert crop_box([10, 10, 20, 30], 64, 48) == (9, 8, 22, 33)
     assert crop_box([0, 0, 0.5, 0.5], 64, 48) == (0, 0, 64, 48)  # degenerate: the whole frame

@@ -14,8 +14,8 @@ pytest.importorskip("pydantic")
 
 from tvr.core.errors import UserError
 from tvr.core.jsonl import iter_jsonl, read_json
-from tvr.visualtrans.data.build import run_build
-from tvr.visualtrans.data.build.config import BuildConfig
+from tvr.visualtrans.build import run_build
+from tvr.visualtrans.build.config import BuildConfig
 
 
 def config(tb: Path, **kw) -> BuildConfig:
@@ -29,7 +29,7 @@ def build(tb: Path, out: Path, **kw):
 
 
 def truth_answers(tb: Path, out: Path, seed: int = 0) -> dict[str, str]:
-    from tvr.visualtrans.data.build.check import truth_answers as answers
+    from tvr.visualtrans.build.check import truth_answers as answers
 
     return answers(out, tb / "truth.jsonl", seed)
 
@@ -45,7 +45,7 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
     assert len(fams) == reports["questions"]["items"] > 20
     truth = truth_answers(testbed_copy, out)
     assert all(truth[f["key"]] == f["answer"] for f in fams)
-    from tvr.visualtrans.data.build.check import check_against_truth
+    from tvr.visualtrans.build.check import check_against_truth
 
     assert check_against_truth(out)["wrong"] == 0
     items = read_json(out / "export" / "VisualTrans.json")
@@ -68,7 +68,7 @@ def test_end_to_end_answers_equal_the_truth(testbed_copy, tmp_path, capsys):
 def test_error_rate_gives_wrong_answers(testbed_copy, tmp_path):
     out = tmp_path / "build"
     build(testbed_copy, out, error_rate=0.5)
-    from tvr.visualtrans.data.build.check import check_against_truth
+    from tvr.visualtrans.build.check import check_against_truth
 
     check = check_against_truth(out)
     assert 0 < check["wrong"] < check["items"]
@@ -87,8 +87,8 @@ def test_malformed_replies_are_counted_never_dropped(testbed_copy, tmp_path):
 
 
 def test_failed_requests_are_recorded_with_the_error(testbed_copy, tmp_path):
-    from tvr.visualtrans.data.build.filter import run_filter
-    from tvr.visualtrans.data.build.vlm_stage import Asker
+    from tvr.visualtrans.build.filter import run_filter
+    from tvr.visualtrans.build.vlm_stage import Asker
 
     out = tmp_path / "b"
     run_build(config(testbed_copy), out, stages=("frames",), say=lambda line: None)
@@ -102,7 +102,7 @@ def test_human_metadata_file_is_validated_with_file_line_field(testbed_copy, tmp
     good = json.loads((testbed_copy / "truth.jsonl").read_text().splitlines()[0])["metadata"]
     broken = {**good, "episode": "x_1", "stack": ["no such block", "x"]}
     bad.write_text(json.dumps(good) + "\n" + json.dumps(broken) + "\n")
-    from tvr.visualtrans.data.build.schemas import read_human_metadata
+    from tvr.visualtrans.build.schemas import read_human_metadata
 
     with pytest.raises(UserError, match=r"meta.jsonl, line 2, field '\(record\)'|meta.jsonl, line 2"):
         read_human_metadata(bad)
@@ -206,7 +206,7 @@ def test_export_uses_the_verification_store(testbed_copy, tmp_path, monkeypatch)
     before = next(iter_jsonl(out / "questions" / "families.jsonl"))[1]
     if read_json(out / "questions" / "VisualTrans.json")[0]["label"] != "A":
         assert fams[0]["fixed"] is True and fams[0]["answer"] != before["answer"]
-    from tvr.visualtrans.data.build.export import answer_of
+    from tvr.visualtrans.build.export import answer_of
 
     for it, f in zip(items[1:], fams[1:], strict=True):  # unfixed: the answer as generated
         assert answer_of(it) == f["answer"] or f["answer"] == it["label"]
@@ -238,7 +238,7 @@ def test_stats_families_on_a_release_file(whole_build, tmp_path, capsys):
 
 
 def test_a_plain_folder_of_videos_with_a_task_name(tiny_testbed, tmp_path):
-    from tvr.visualtrans.data.build.frames import find_episodes
+    from tvr.visualtrans.build.frames import find_episodes
 
     cfg = config(tiny_testbed, input=str(tiny_testbed / "episodes" / "pick_place_food"),
                  task="pick_place_food")  # fmt: skip
@@ -251,14 +251,14 @@ def test_a_plain_folder_of_videos_with_a_task_name(tiny_testbed, tmp_path):
 
 KILLED_RUN = """
 import sys, time
-import tvr.visualtrans.testbed.annotator as a
+import tvr.visualtrans.build.scripted as a
 reply = a.ScriptedAnnotator.reply
 def slow(self, text):
     time.sleep(0.15)
     return reply(self, text)
 a.ScriptedAnnotator.reply = slow
-from tvr.visualtrans.data.build import run_build
-from tvr.visualtrans.data.build.config import BuildConfig
+from tvr.visualtrans.build import run_build
+from tvr.visualtrans.build.config import BuildConfig
 tb = sys.argv[1]
 run_build(BuildConfig(input=tb + "/episodes", image_size=48, annotator="scripted",
                       truth=tb + "/truth.jsonl"), sys.argv[2], say=print)
@@ -298,8 +298,8 @@ KILLED_AT_STAGE = """
 import sys, time
 from pathlib import Path
 stage = sys.argv[3]
-import tvr.visualtrans.data.build.frames as frames
-import tvr.visualtrans.data.build.questions as questions
+import tvr.visualtrans.build.frames as frames
+import tvr.visualtrans.build.questions as questions
 extract, link = frames.FramesWorker.extract, questions._link_or_copy
 def slow_extract(self, ep):
     time.sleep(0.3)
@@ -311,8 +311,8 @@ def slow_link(src, dst):
 if stage == "frames":
     frames.FramesWorker.extract = slow_extract
 questions._link_or_copy = slow_link
-from tvr.visualtrans.data.build import run_build
-from tvr.visualtrans.data.build.config import BuildConfig
+from tvr.visualtrans.build import run_build
+from tvr.visualtrans.build.config import BuildConfig
 tb = sys.argv[1]
 run_build(BuildConfig(input=tb + "/episodes", image_size=48, annotator="scripted",
                       truth=tb + "/truth.jsonl"), sys.argv[2], say=print)

@@ -9,17 +9,16 @@ import pytest
 
 pytest.importorskip("pydantic")
 
-from tvr.visualtrans.data.dataset import infer_answer_format
-
-from tvr.visualtrans.data.build.questions import (
+from tvr.visualtrans.build.questions import (
     BY_NAME,
     FAMILIES,
     assemble,
     drafts_of,
     match_family,
 )
-from tvr.visualtrans.data.build.questions.base import EpisodeView
-from tvr.visualtrans.data.build.schemas import validate_metadata
+from tvr.visualtrans.build.questions.base import EpisodeView
+from tvr.visualtrans.build.schemas import validate_metadata
+from tvr.visualtrans.data.dataset import infer_answer_format
 
 STACK = {"direction": "stack", "objects": ["red block", "blue block", "green block"],
          "spread_order": ["red block", "blue block", "green block"], "closest": "blue block",

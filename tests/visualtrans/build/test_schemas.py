@@ -6,12 +6,11 @@ import pytest
 
 pytest.importorskip("pydantic")
 
+from tvr.visualtrans.build.annotate import parse_metadata
+from tvr.visualtrans.build.filter import parse_verdict
+from tvr.visualtrans.build.schemas import SCENE_FAMILY, SCHEMAS, parse_reply_json
+from tvr.visualtrans.build.vlm_stage import EpisodeRequest
 from tvr.visualtrans.data.dataset import SCENES
-
-from tvr.visualtrans.data.build.annotate import parse_metadata
-from tvr.visualtrans.data.build.filter import parse_verdict
-from tvr.visualtrans.data.build.schemas import SCENE_FAMILY, SCHEMAS, parse_reply_json
-from tvr.visualtrans.data.build.vlm_stage import EpisodeRequest
 
 REQ = EpisodeRequest("sort_beads_3", "sort_beads", ())
 

@@ -15,9 +15,9 @@ pytest.importorskip("sqlalchemy")
 from fastapi.testclient import TestClient
 
 from tvr.core.jsonl import iter_jsonl
-from tvr.visualtrans.data.build import run_build
-from tvr.visualtrans.data.build.check import check_against_truth
-from tvr.visualtrans.data.build.config import BuildConfig
+from tvr.visualtrans.build import run_build
+from tvr.visualtrans.build.check import check_against_truth
+from tvr.visualtrans.build.config import BuildConfig
 from tvr.visualtrans.testbed.verifier import true_answers, verify_from_truth
 from tvr.visualtrans.web.verify_export import store_url
 from tvr.web.config import ServeConfig

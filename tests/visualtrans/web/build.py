@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
-from tvr.visualtrans.data.dataset import item_id
 
 from tests.visualtrans.make_data import ITEMS
+from tvr.visualtrans.data.dataset import item_id
 
 #: item position -> a wrong label of the same answer format
 PLANTED = {0: "3", 2: "A", 5: "red block"}

@@ -8,10 +8,9 @@ import json
 import subprocess
 import sys
 
-from tvr.visualtrans.data.dataset import load_dataset
-
 from tests.visualtrans.web.build import PLANTED, make_build, truth
 from tests.visualtrans.web.test_routes import answer_of, start
+from tvr.visualtrans.data.dataset import load_dataset
 from tvr.visualtrans.web.verify_export import (
     DROP_REASONS,
     Verdict,

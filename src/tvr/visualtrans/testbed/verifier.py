@@ -24,7 +24,7 @@ def true_answers(build: str | Path) -> dict[int, dict[str, Any]]:
     letter, a count as text, a list of objects)}, or {"flag": "missing_option"} where the
     item's options cannot give it, or {"flag": "ambiguous"} where the truth has no such
     question. The index is the verification app's (the build's distinct items in order)."""
-    from tvr.visualtrans.data.build.check import truth_answers
+    from tvr.visualtrans.build.check import truth_answers
     from tvr.visualtrans.data.dataset import CHOICE_LETTERS, load_dataset, question_options
 
     build = Path(build)

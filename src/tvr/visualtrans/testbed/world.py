@@ -14,7 +14,7 @@ Episode 0 of insert_remove_bookshelf ends with a grey slab (a "hand") over the r
 says it is unusable (occlusion), so the filter has something to reject.
 
 truth.jsonl (one line per episode): episode, scene, usable, reason, metadata (the scene
-family's schema, `tvr.visualtrans.data.build.schemas`, as the pipeline's annotator must
+family's schema, `tvr.visualtrans.build.schemas`, as the pipeline's annotator must
 write it). The HDF5 file holds the attribute `llm_description` (EgoDex's language annotation)
 and, like EgoDex, a `transforms/camera` dataset (4 x 4 poses per frame; here fixed).
 """

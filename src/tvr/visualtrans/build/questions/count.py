@@ -4,7 +4,7 @@ metadata (set differences, the difference of the group counts, the cups that cha
 
 from __future__ import annotations
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family
 
 
 def _count(ep: EpisodeView, family: str, stem: str, n: int) -> Draft:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tvr.visualtrans.data.build.questions import (
+from tvr.visualtrans.build.questions import (
     causal,
     count,
     interm,
@@ -36,7 +36,7 @@ from tvr.visualtrans.data.build.questions import (
     spatial_fine,
     spatial_global,
 )
-from tvr.visualtrans.data.build.questions.base import (
+from tvr.visualtrans.build.questions.base import (
     Context,
     Draft,
     EpisodeView,
@@ -55,7 +55,7 @@ STAGE = "questions"
 
 def drafts_of(episodes: list[EpisodeView], seed: int) -> dict[str, list[Draft]]:
     """Every family's drafts over the episodes, family -> drafts in episode order."""
-    from tvr.visualtrans.data.build.schemas import family_of
+    from tvr.visualtrans.build.schemas import family_of
 
     ctx = Context(seed, episodes)
     out: dict[str, list[Draft]] = {f.name: [] for f in FAMILIES}
@@ -93,9 +93,9 @@ def assemble(drafts: dict[str, list[Draft]], seed: int, per_family: int = 0,
 def episode_views(out: Path) -> list[EpisodeView]:
     """The annotated episodes of a build, with their keyframes."""
     from tvr.core.jsonl import iter_jsonl
-    from tvr.visualtrans.data.build.annotate import STAGE as ANNOTATE
-    from tvr.visualtrans.data.build.frames import episode_records
-    from tvr.visualtrans.data.build.schemas import validate_metadata
+    from tvr.visualtrans.build.annotate import STAGE as ANNOTATE
+    from tvr.visualtrans.build.frames import episode_records
+    from tvr.visualtrans.build.schemas import validate_metadata
 
     frames = {r["episode"]: r for r in episode_records(out)}
     views = []
@@ -146,8 +146,8 @@ def balance(items: list[dict[str, Any]], families: list[dict[str, Any]]) -> dict
 
 def run_questions(out: Path, seed: int, per_family: int, low_count_keep: float) -> dict[str, Any]:
     from tvr.core.jsonl import write_json
-    from tvr.visualtrans.data.build.frames import IMAGES
-    from tvr.visualtrans.data.build.frames import STAGE as FRAMES
+    from tvr.visualtrans.build.frames import IMAGES
+    from tvr.visualtrans.build.frames import STAGE as FRAMES
     from tvr.visualtrans.data.dataset import item_id
 
     views = episode_views(out)
@@ -171,7 +171,7 @@ def run_questions(out: Path, seed: int, per_family: int, low_count_keep: float) 
 # --- matching released questions to families (`tvr visualtrans stats --families`) -------------
 def match_family(task_type: str, scene: str, question: str, answer_format: str) -> tuple[str | None, str]:
     """(family, "") of the family that would write this question, or (None, the reason)."""
-    from tvr.visualtrans.data.build.schemas import SCENE_FAMILY
+    from tvr.visualtrans.build.schemas import SCENE_FAMILY
 
     stems = [f for f in FAMILIES if f.matches(question)]
     if not stems:

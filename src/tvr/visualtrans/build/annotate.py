@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.jsonl import write_jsonl
-from tvr.visualtrans.data.build.config import BuildConfig
-from tvr.visualtrans.data.build.filter import kept_episodes
-from tvr.visualtrans.data.build.frames import STAGE as FRAMES
-from tvr.visualtrans.data.build.frames import episode_records
-from tvr.visualtrans.data.build.schemas import (
+from tvr.visualtrans.build.config import BuildConfig
+from tvr.visualtrans.build.filter import kept_episodes
+from tvr.visualtrans.build.frames import STAGE as FRAMES
+from tvr.visualtrans.build.frames import episode_records
+from tvr.visualtrans.build.schemas import (
     parse_reply_json,
     read_human_metadata,
     validate_metadata,
 )
-from tvr.visualtrans.data.build.vlm_stage import Asker, EpisodeRequest, ask_episodes
+from tvr.visualtrans.build.vlm_stage import Asker, EpisodeRequest, ask_episodes
 
 STAGE = "annotate"
 
@@ -47,7 +47,7 @@ def run_annotate(config: BuildConfig, out: Path, asker: Asker | None) -> dict[st
     crops: dict[str, list[Path]] = {}
     crop_note = "no --detector: annotated without object crops"
     if config.detector:
-        from tvr.visualtrans.data.build.crops import crop_episodes
+        from tvr.visualtrans.build.crops import crop_episodes
 
         crops, crop_note = crop_episodes(config.detector, records, images, out / STAGE / "crops")
     requests = []

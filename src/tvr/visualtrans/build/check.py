@@ -13,9 +13,9 @@ from tvr.core.jsonl import iter_jsonl, read_json
 
 def truth_answers(build: Path, truth: Path, seed: int) -> dict[str, str]:
     """key -> the answer the generators give on the truth's metadata of the build's episodes."""
-    from tvr.visualtrans.data.build.questions import assemble, drafts_of, episode_views
-    from tvr.visualtrans.data.build.questions.base import EpisodeView
-    from tvr.visualtrans.data.build.schemas import validate_metadata
+    from tvr.visualtrans.build.questions import assemble, drafts_of, episode_views
+    from tvr.visualtrans.build.questions.base import EpisodeView
+    from tvr.visualtrans.build.schemas import validate_metadata
 
     rows = {r["episode"]: r for _, r in iter_jsonl(truth)}
     views = [EpisodeView(v.episode, v.scene,
@@ -27,7 +27,7 @@ def truth_answers(build: Path, truth: Path, seed: int) -> dict[str, str]:
 def same_answer(family: str, a: str, b: str) -> bool:
     """Whether two answers of `family` are the same: a set's objects in any order (as the
     scorer reads a set), else the same text."""
-    from tvr.visualtrans.data.build.questions import BY_NAME
+    from tvr.visualtrans.build.questions import BY_NAME
 
     if family in BY_NAME and BY_NAME[family].answer_format == "set":
         return sorted(a.split(", ")) == sorted(b.split(", "))

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.jsonl import iter_jsonl, read_json
-from tvr.visualtrans.data.build.questions import STAGE as QUESTIONS
-from tvr.visualtrans.data.build.questions import write_items
+from tvr.visualtrans.build.questions import STAGE as QUESTIONS
+from tvr.visualtrans.build.questions import write_items
 
 STAGE = "export"
 STORE = Path("verify") / "verify.sqlite"

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvr.visualtrans.data.build.config import BuildConfig
-from tvr.visualtrans.data.build.schemas import family_of
+from tvr.visualtrans.build.config import BuildConfig
+from tvr.visualtrans.build.schemas import family_of
 from tvr.vlm.tasks import ParsedReply, TaskItem
 
 PROMPT_PACKAGE = "tvr.visualtrans"
@@ -161,7 +161,7 @@ def endpoint_for(config: BuildConfig, base_url: str | None, api_key: str | None,
     """The endpoint of a stage: the scripted annotator started on loopback for the testbed,
     or the configured server (--base-url, or TVR_VLM_BASE_URL / OPENAI_BASE_URL)."""
     if config.annotator == "scripted":
-        from tvr.visualtrans.testbed.annotator import serve_scripted
+        from tvr.visualtrans.build.scripted import serve_scripted
 
         assert config.truth is not None
         with serve_scripted(config.truth, config.error_rate, config.malformed_rate,

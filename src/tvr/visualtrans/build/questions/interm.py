@@ -5,7 +5,7 @@ seed (the paper's distractor frames of other episodes). Needs four episodes of t
 
 from __future__ import annotations
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family
 
 STEM = ("Provide additional <image3>, <image4>, <image5>, and <image6>, which represents a "
         "possible intermediate state during a manipulation task. Which one is a reasonable "

@@ -8,8 +8,8 @@ distractors: the other steps'."""
 
 from __future__ import annotations
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family
-from tvr.visualtrans.data.build.questions.spatial_fine import stack_images
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family
+from tvr.visualtrans.build.questions.spatial_fine import stack_images
 
 
 def _step_text(step) -> str:

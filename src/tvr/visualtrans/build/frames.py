@@ -32,7 +32,7 @@ from typing import Any
 from tvr.core.errors import UserError
 from tvr.core.jobs import prepare_job_folder, run_shards
 from tvr.core.jsonl import read_json, write_json
-from tvr.visualtrans.data.build.config import BuildConfig
+from tvr.visualtrans.build.config import BuildConfig
 
 VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".webm")
 STAGE = "frames"

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tvr.core.jsonl import write_jsonl
-from tvr.visualtrans.data.build.frames import STAGE as FRAMES
-from tvr.visualtrans.data.build.frames import episode_records
-from tvr.visualtrans.data.build.schemas import parse_reply_json
-from tvr.visualtrans.data.build.vlm_stage import Asker, EpisodeRequest, ask_episodes
+from tvr.visualtrans.build.frames import STAGE as FRAMES
+from tvr.visualtrans.build.frames import episode_records
+from tvr.visualtrans.build.schemas import parse_reply_json
+from tvr.visualtrans.build.vlm_stage import Asker, EpisodeRequest, ask_episodes
 
 STAGE = "filter"
 

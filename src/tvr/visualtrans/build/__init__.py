@@ -24,7 +24,7 @@ from typing import Any
 from tvr.core.errors import UserError
 from tvr.core.jsonl import read_json, write_json
 from tvr.core.manifest import check_same_config, save_config
-from tvr.visualtrans.data.build.config import STAGES, BuildConfig
+from tvr.visualtrans.build.config import STAGES, BuildConfig
 
 REPORT = "report.json"
 
@@ -88,36 +88,36 @@ def _run_stage(stage: str, config: BuildConfig, out: Path, base_url: str | None,
                         f"(tvr visualtrans build --stage {needs[stage]} ...)")  # fmt: skip
     (out / stage).mkdir(parents=True, exist_ok=True)
     if stage == "frames":
-        from tvr.visualtrans.data.build.frames import run_frames
+        from tvr.visualtrans.build.frames import run_frames
 
         return run_frames(config, out, workers)
     if stage in ("filter", "annotate"):
-        from tvr.visualtrans.data.build.vlm_stage import endpoint_for
+        from tvr.visualtrans.build.vlm_stage import endpoint_for
 
         if stage == "annotate" and config.metadata and _all_human(config, out):
-            from tvr.visualtrans.data.build.annotate import run_annotate
+            from tvr.visualtrans.build.annotate import run_annotate
 
             return run_annotate(config, out, None)
         with endpoint_for(config, base_url, api_key, concurrency, model) as asker:
             if stage == "filter":
-                from tvr.visualtrans.data.build.filter import run_filter
+                from tvr.visualtrans.build.filter import run_filter
 
                 return {**run_filter(out, asker, config.parse_retries), "model": asker.model}
-            from tvr.visualtrans.data.build.annotate import run_annotate
+            from tvr.visualtrans.build.annotate import run_annotate
 
             return {**run_annotate(config, out, asker), "model": asker.model}
     if stage == "questions":
-        from tvr.visualtrans.data.build.questions import run_questions
+        from tvr.visualtrans.build.questions import run_questions
 
         return run_questions(out, config.seed, config.questions_per_family, config.low_count_keep)
-    from tvr.visualtrans.data.build.export import run_export
+    from tvr.visualtrans.build.export import run_export
 
     return run_export(out)
 
 
 def _all_human(config: BuildConfig, out: Path) -> bool:
-    from tvr.visualtrans.data.build.filter import kept_episodes
-    from tvr.visualtrans.data.build.schemas import read_human_metadata
+    from tvr.visualtrans.build.filter import kept_episodes
+    from tvr.visualtrans.build.schemas import read_human_metadata
 
     assert config.metadata is not None
     return set(kept_episodes(out)) <= set(read_human_metadata(config.metadata))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import itertools
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family
-from tvr.visualtrans.data.build.schemas import QUADRANTS
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family
+from tvr.visualtrans.build.schemas import QUADRANTS
 
 NO = "No, the relative positions{how} remain unchanged; the arrangement is: {a}."
 YES = "Yes, the relative positions{how} have changed; the arrangement changed from {a} to {b}."

@@ -7,8 +7,8 @@ the moves; distractors are cells with no new disc, or a move's cell with the oth
 
 from __future__ import annotations
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family
-from tvr.visualtrans.data.build.questions.spatial_fine import stack_images
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family
+from tvr.visualtrans.build.questions.spatial_fine import stack_images
 
 STEM = ("Identify which of the following operations is most likely to occur during the "
         "transformation process from the <image1> to the <image2>.")  # fmt: skip

@@ -10,7 +10,7 @@ scene's objects in a seeded order; a set answer lists the objects bottom to top.
 
 from __future__ import annotations
 
-from tvr.visualtrans.data.build.questions.base import Context, Draft, EpisodeView, Family, shuffled
+from tvr.visualtrans.build.questions.base import Context, Draft, EpisodeView, Family, shuffled
 
 ABSOLUTE = {"leftmost": "leftmost", "rightmost": "rightmost", "closest": "closest-to-camera"}
 
