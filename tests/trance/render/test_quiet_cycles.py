@@ -47,7 +47,9 @@ def test_the_pattern_drops_the_probe_lines_only():
 
 def test_a_captured_cycles_start_shows_no_probe_line_and_keeps_the_rest():
     pytest.importorskip("bpy")
-    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout + done.stderr
     assert "initialization failed" not in out, out
