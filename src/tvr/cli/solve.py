@@ -11,6 +11,7 @@ from tvr.core.progress import step_bar
 from tvr.trance.data.files import read_samples, samples_file, setting_of_data
 from tvr.trance.solver.matching import MATCHINGS
 from tvr.trance.solver.perception import PERCEPTIONS, make_perception
+from tvr.trance.solver.render_check import RENDER_CHECKS
 from tvr.trance.solver.solve import solve_all
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 
@@ -46,6 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--matching", choices=MATCHINGS, default="rules",
                    help="rules (default: only transformed attributes change) or gt (the "
                    "oracle's identities)")  # fmt: skip
+    p.add_argument("--render-check", choices=RENDER_CHECKS, default="auto",
+                   help="auto (default): where the parse is doubtful, render the final scene of "
+                   "each candidate explanation with the raster renderer and keep the one nearest "
+                   "the image; off: never render (docs/solver.md)")  # fmt: skip
     p.add_argument("--views", type=views_option, default=VIEWS,
                    help="View: the final images to solve for samples without their own view "
                    "(default L,C,R)")  # fmt: skip
@@ -78,13 +83,17 @@ def run(args: argparse.Namespace) -> int:
             )  # fmt: skip
     else:
         perception = make_perception(args.perception, samples)
-    stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0}
+    stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0, "checked": 0, "changed": 0}
     with step_bar(len(samples), "solve", "sample", not args.quiet) as bar:
 
         def rows():
             for sol in solve_all(samples, perception, setting=setting, matching=args.matching,
-                                 views=args.views, progress=bar.update):  # fmt: skip
+                                 views=args.views, progress=bar.update,
+                                 render_check=args.render_check):  # fmt: skip
                 stats["rows"] += 1
+                checked = sol.notes.get("render_check")
+                stats["checked"] += checked is not None
+                stats["changed"] += bool(checked and checked["chosen"])
                 stats["ambiguous"] += sol.ambiguous
                 stats["no_valid_order"] += not sol.valid
                 yield sol.prediction
@@ -92,5 +101,6 @@ def run(args: argparse.Namespace) -> int:
         n = write_jsonl(args.out, rows())
     print(f"wrote {n} predictions to {args.out} (perception {args.perception}, matching "
           f"{args.matching}); ambiguous parses: {stats['ambiguous']}, without a valid order: "
-          f"{stats['no_valid_order']}")  # fmt: skip
+          f"{stats['no_valid_order']}; render-checked: {stats['checked']}, changed by it: "
+          f"{stats['changed']}")  # fmt: skip
     return 0
