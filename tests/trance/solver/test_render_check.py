@@ -107,7 +107,7 @@ def test_render_check_never_reads_the_reference(tmp_path):
     renderer = make_renderer("raster", "default")
     images = {}
     for s in lines:
-        name, desc = [v for v in sample_views(s) if v[0].endswith("fin.C.png")][0]
+        name, desc = next(v for v in sample_views(s) if v[0].endswith("fin.C.png"))
         images[name] = renderer.render(desc)[0]
     plants = plant_misreadings(lines, seed=1)
     perception = PlantedPerception({s["id"]: copy.deepcopy(s["final"]) for s in lines},

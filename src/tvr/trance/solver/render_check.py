@@ -9,8 +9,10 @@ read), and compared with the observed final image.
 - **Doubt**: another reading of the image lies within one step's energy (`WIDE` = `STEP`) of the
   least: a second pairing (`match_rules` asked for that margin), or the same pairing with one
   of its steps undone whose evidence is under `WIDE` (`alternatives`: a change the parse is
-  barely surer of than of no change, an object read as gone that could be hidden). Where the parse is sure no second reading comes so close and
-  nothing is rendered: the check costs one wider pairing search only.
+  barely surer of than of no change, an object read as gone that could be hidden). The wider
+  pairing search runs only where the usual one shows a doubt already (two readings within
+  `MARGIN`, or a step of evidence under `WIDE`); a sure parse costs nothing more and renders
+  nothing.
 - **Distance**: both images at 160x120 (the observed one as the parser reads it), halved to 80x60
   and blurred (Gaussian, sigma 1 pixel), per-pixel L1 over the three channels, summed over the
   pixels where the candidates' renders differ from one another (`REGION` levels). What is common

@@ -174,14 +174,21 @@ def solve(
     searched = [0]  # sequences simulated by the order search, over every camera and explanation
     readings = []  # (energy, camera, explanation, explanations of that camera within MARGIN)
     wide = []  # the same within WIDE of each camera's least (the render check only)
+    placed = {}
     for cam in cameras:
-        objs = on_grid(scene, cam)
-        m = match(initial, objs, None if exact else hidden_check(rotations, cam), seen,
-                  margin=WIDE if check else MARGIN)  # fmt: skip
-        near = [e for e in m.explanations if e.cost <= m.cost + MARGIN]
-        readings += [(e.cost, cam, e, len(near)) for e in near]
-        wide += [(e.cost, cam, e, len(near)) for e in m.explanations]
+        placed[cam] = (on_grid(scene, cam), None if exact else hidden_check(rotations, cam))
+        m = match(initial, *placed[cam], seen)
+        readings += [(e.cost, cam, e, len(m.explanations)) for e in m.explanations]
     readings.sort(key=lambda r: r[0])
+    if check and readings and (
+        len(readings) > 1 or any(e.evidence and min(e.evidence.values()) < WIDE
+                                 for _, _, e, _ in readings)
+    ):  # fmt: skip
+        # a doubt shows already: the pairings within WIDE too (a sure parse skips this search)
+        for cam in cameras:
+            m = match(initial, *placed[cam], seen, margin=WIDE)
+            n = sum(e.cost <= m.cost + MARGIN for e in m.explanations)
+            wide += [(e.cost, cam, e, n) for e in m.explanations]
 
     def candidate(cam: str, e: Any, n_expl: int) -> tuple | None:
         """(key, order, camera, explanations, energy, explanation) of a reading, or None."""
@@ -209,7 +216,7 @@ def solve(
         if c is not None and (best is None or c[0] < best[0]):
             best = c
     notes: dict[str, Any] = {}
-    if check and best is not None:
+    if wide and best is not None:
         best = _render_check(parse_final, sid, image_view, initial, rotations, best, wide,
                              candidate, notes)  # fmt: skip
     notes["searched"] = searched[0]
@@ -295,7 +302,8 @@ def solve_all(
     for s in samples:
         own = _field(s, "view")
         for v in ([own] if own else views) if setting == "view" else [None]:
-            yield solve(s, perception, setting=setting, view=v, matching=matching,
-                        render_check=render_check)
+            yield solve(
+                s, perception, setting=setting, view=v, matching=matching, render_check=render_check
+            )
         if progress:
             progress(1)
