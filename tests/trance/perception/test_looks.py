@@ -93,3 +93,32 @@ def test_trains_on_randomised_raster_and_tiny_cycles_images(dataset, tmp_path):
     if not cycles:
         pytest.skip("trained on randomised raster images only: bpy is not installed, or two "
                     "tiny Cycles images took over 10 s")  # fmt: skip
+
+
+def test_solve_refuses_images_of_a_look_the_run_does_not_read(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "looks.json").write_text(json.dumps({"looks": ["raster"], "randomised": False}))
+    assert main(["sample", "--out", str(tmp_path / "s"), "--num", "2", "--setting", "event",
+                 "--seed", "1", "--quiet"]) == 0  # fmt: skip
+    samples = str(tmp_path / "s" / "samples.jsonl")
+    images = tmp_path / "cycles" / "test" / "images"
+    images.mkdir(parents=True)
+    (tmp_path / "cycles" / "config.json").write_text(json.dumps({"backend": "cycles"}))
+    capsys.readouterr()
+    args = ["solve", "--data", samples, "--images", str(images), "--run", str(run), "--out",
+            str(tmp_path / "p.jsonl"), "--quiet"]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "config.json" in err and "cycles renders" in err
+    assert "trained on raster" in err
+    assert not (tmp_path / "p.jsonl").exists()
+    # told otherwise (--look), the look passes; a run that recorded no looks is not checked
+    import argparse
+
+    from tvr.cli.solve import _check_look
+
+    told = argparse.Namespace(run=run, checkpoint=None, images=images, data=samples, look="raster")
+    _check_look(told)
+    (run / "looks.json").unlink()
+    _check_look(argparse.Namespace(**{**vars(told), "look": None}))
