@@ -7,6 +7,12 @@ Reports samples/s (one process; images read from the dataset's 160x120 copies), 
 `tvr evaluate`, and the samples the check changed right->wrong and wrong->right.
 
     python benchmarks/trance_render_check.py --data /tmp/tl-event --split test
+    python benchmarks/trance_render_check.py --data /tmp/tl-event --cycles 4   # + 4 Cycles images
+
+`--cycles N` also renders the final image of the first N samples with Cycles `default` (N
+images: about 5 s each) and solves them, each with every planted misreading of
+`plant_misreadings` over 8 seeds, against the Cycles image: does the raster render still find
+the truth on the release's look?
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ def main() -> None:
     ap.add_argument("--p-wrong", type=float, default=0.97)
     ap.add_argument("--p-true", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cycles", type=int, default=0, help="also N samples on Cycles images")
     args = ap.parse_args()
     path = args.data / args.split / "samples.jsonl"
     lines = [json.loads(x) for x in path.read_text().splitlines()]
@@ -68,6 +75,8 @@ def main() -> None:
         ]
         print(f"{label}: {len(changed)} predictions changed by the check")
         _flips(path, args.setting, a, b, changed)
+    if args.cycles:
+        _on_cycles(path, lines[: args.cycles], samples[: args.cycles], args, image)
 
 
 def _flips(path, setting, a, b, changed) -> None:
@@ -85,6 +94,38 @@ def _flips(path, setting, a, b, changed) -> None:
             rw += rows[0] and not rows[1]
             wr += rows[1] and not rows[0]
     print(f"  right->wrong {rw}, wrong->right {wr}")
+
+
+def _on_cycles(path, lines, samples, args, raster_image) -> None:
+    """Planted misreadings against Cycles `default` final images (centre view), beside the same
+    parses against the raster images of the dataset."""
+    from tvr.trance.render.images import make_renderer
+    from tvr.trance.render.scene import sample_views
+
+    renderer = make_renderer("cycles", "default")
+    counts = {(look, mode): 0.0 for look in ("raster", "cycles") for mode in ("off", "auto")}
+    n = 0
+    for line, sample in zip(lines, samples, strict=True):
+        _, desc = next(v for v in sample_views(line) if v[0].endswith("fin.C.png"))
+        looks = {"cycles": renderer.render(desc)[0], "raster": raster_image(line["id"], "C")}
+        finals = {line["id"]: line["final"]}
+        for seed in range(8):
+            plant = plant_misreadings([line], seed=seed)
+            n += 1
+            for look, mode in counts:
+                perception = PlantedPerception(finals, lambda sid, view, im=looks[look]: im,
+                                               plant, p_wrong=args.p_wrong, p_true=args.p_true)  # fmt: skip
+                sol = solve(sample, perception, setting=args.setting, render_check=mode)
+                with tempfile.TemporaryDirectory() as tmp:
+                    pred, sub = Path(tmp) / "p.jsonl", Path(tmp) / "s.jsonl"
+                    write_jsonl(pred, [sol.prediction])
+                    write_jsonl(sub, [line])
+                    counts[(look, mode)] += evaluate_files(sub, pred, args.setting)["metrics"][
+                        "Acc"
+                    ]
+    print(f"{len(lines)} samples x 8 planted parses ({n}), final image C:")
+    for (look, mode), c in counts.items():
+        print(f"  {look:6s} images, check {mode:4s}: Acc {c / n:.3f}")
 
 
 if __name__ == "__main__":
