@@ -15,8 +15,10 @@ from tvr.cli._common import (
 from tvr.core.jsonl import write_jsonl
 from tvr.core.progress import step_bar
 from tvr.trance.data.files import read_samples, samples_file, setting_of_data
+from tvr.trance.perception.looks import LOOKS
 from tvr.trance.solver.matching import MATCHINGS
 from tvr.trance.solver.perception import PERCEPTIONS, make_perception
+from tvr.trance.solver.render_check import RENDER_CHECKS
 from tvr.trance.solver.solve import solve_all
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 
@@ -53,6 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--matching", choices=MATCHINGS, default="rules",
                    help="rules (default: only transformed attributes change) or gt (the "
                    "oracle's identities)")  # fmt: skip
+    p.add_argument("--look", choices=LOOKS,
+                   help="--perception parser: the renderer that made the images (raster or "
+                   "cycles), where no config.json of a `tvr generate` dataset beside them says "
+                   "it; a parser run refuses images of a look it was not trained on")  # fmt: skip
+    p.add_argument("--render-check", choices=RENDER_CHECKS, default="auto",
+                   help="auto (default): where the parse is doubtful, render the final scene of "
+                   "each candidate explanation with the raster renderer and keep the one nearest "
+                   "the image; off: never render (docs/solver.md)")  # fmt: skip
     p.add_argument("--views", type=views_option, default=VIEWS,
                    help="View: the final images to solve for samples without their own view "
                    "(default L,C,R)")  # fmt: skip
@@ -78,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
                 "--images the folder of the samples' PNGs")  # fmt: skip
         require(args.images is None or Path(args.images).is_dir(),
                 f"--images {args.images}: no such folder")  # fmt: skip
+        _check_look(args)
         with needs_extra("the scene parser needs the train extra"):
             perception = make_perception(
                 "parser", samples, str(args.run or args.checkpoint),
@@ -86,13 +97,17 @@ def run(args: argparse.Namespace) -> int:
             )  # fmt: skip
     else:
         perception = make_perception(args.perception, samples)
-    stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0}
+    stats = {"rows": 0, "ambiguous": 0, "no_valid_order": 0, "checked": 0, "changed": 0}
     with step_bar(len(samples), "solve", "sample", not args.quiet) as bar:
 
         def rows():
             for sol in solve_all(samples, perception, setting=setting, matching=args.matching,
-                                 views=args.views, progress=bar.update):  # fmt: skip
+                                 views=args.views, progress=bar.update,
+                                 render_check=args.render_check):  # fmt: skip
                 stats["rows"] += 1
+                checked = sol.notes.get("render_check")
+                stats["checked"] += checked is not None
+                stats["changed"] += bool(checked and checked["chosen"])
                 stats["ambiguous"] += sol.ambiguous
                 stats["no_valid_order"] += not sol.valid
                 yield sol.prediction
@@ -100,5 +115,39 @@ def run(args: argparse.Namespace) -> int:
         n = write_jsonl(args.out, rows())
     print(f"wrote {n} predictions to {args.out} (perception {args.perception}, matching "
           f"{args.matching}); ambiguous parses: {stats['ambiguous']}, without a valid order: "
-          f"{stats['no_valid_order']}")  # fmt: skip
+          f"{stats['no_valid_order']}; render-checked: {stats['checked']}, changed by it: "
+          f"{stats['changed']}")  # fmt: skip
     return 0
+
+
+def _images_look(args: argparse.Namespace) -> tuple[str | None, str]:
+    """(look, where it was read) of the images solved: --look, else the config.json of the
+    `tvr generate` dataset that holds them (the --images folder or a folder above it, or the
+    --data folder)."""
+    from tvr.trance.perception.looks import dataset_look
+
+    if args.look:
+        return args.look, "--look"
+    start = Path(args.images) if args.images else Path(args.data)
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *list(start.resolve().parents)[:4]):
+        look = dataset_look(folder)
+        if look is not None:
+            return look, str(folder / "config.json")
+    return None, ""
+
+
+def _check_look(args: argparse.Namespace) -> None:
+    """A one-line refusal of images of a look the parser run was not trained on."""
+    from tvr.trance.perception.looks import LOOKS_FILE, run_looks
+
+    trained = run_looks(args.run or args.checkpoint)
+    if not trained:
+        return  # a run from before looks were recorded: not checked
+    look, source = _images_look(args)
+    require(look is None or look in trained,
+            f"{source}: the images are {look} renders, but the parser "
+            f"{args.run or args.checkpoint} was trained on {', '.join(trained)} images only "
+            f"(its {LOOKS_FILE}); train it on {look} images too, or give --look if the images "
+            f"are not what {source} says")  # fmt: skip

@@ -19,8 +19,8 @@ from tvr.cli._common import (
 )
 
 _TRAIN_FIELDS = (
-    "data", "train_split", "val_split", "limit", "width", "min_pixels", "sigma", "flip", "batch_size",
-    "lr", "weight_decay", "epochs", "max_minutes", "seed", "num_workers", "accelerator",
+    "data", "train_split", "val_split", "limit", "width", "min_pixels", "sigma", "flip",
+    "augment_look", "batch_size", "lr", "weight_decay", "epochs", "max_minutes", "seed", "num_workers", "accelerator",
     "devices", "precision", "output_dir", "run_name", "log_every_n_steps",
 )  # fmt: skip
 
@@ -51,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--sigma", type=positive_float, help="centre Gaussian width in cells (1.0)")
     t.add_argument("--no-flip", dest="flip", action="store_false", default=None,
                    help="do not mirror training images")  # fmt: skip
+    t.add_argument("--augment-look", type=float, metavar="STRENGTH",
+                   help="randomise the training images' look (light, sheen, colour, blur, "
+                   "noise) at this strength, 0-2 (default 0: off; 1: the full ranges)")  # fmt: skip
     t.add_argument("--batch-size", type=positive_int, help="images per batch (32)")
     t.add_argument("--lr", type=positive_float, help="peak learning rate (2e-3)")
     t.add_argument("--weight-decay", type=float, help="AdamW weight decay (1e-4)")
@@ -124,7 +127,9 @@ def run_predict(args: argparse.Namespace) -> int:
         name += f"-first-{args.limit}"
     where = Path(args.run) / "eval" / name if args.run else Path(args.checkpoint).parent / name
     write_json(where / "parser_eval.json", scores)
-    return print_result(scores, score_lines(scores), args.json, f"scores: {where / 'parser_eval.json'}")
+    return print_result(
+        scores, score_lines(scores), args.json, f"scores: {where / 'parser_eval.json'}"
+    )
 
 
 def score_lines(scores: dict[str, Any]) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tvr.core.banners import dropped_lines
 from tvr.render import meshes
 from tvr.render.camera import HFOV, LENS_MM, SENSOR_MM
 from tvr.render.presets import Preset
@@ -61,12 +62,18 @@ GLASS_ROUGHNESS = 0.0
 
 _BPY: Any = None
 
+#: what Cycles prints (to file descriptor 1, from C) when it probes for GPU libraries that the
+#: machine lacks: "00:01.635  cycles | WARNING CUEW initialization failed: Error opening the
+#: library", the same for HIPEW (AMD) and the other "*EW" loaders (issue 41, point 5)
+CYCLES_GPU_PROBE = r"\b[A-Z]+EW initialization failed\b"
+
 
 def _bpy() -> Any:
-    """Import bpy once (slow, and it prints to stderr)."""
+    """Import bpy once (slow; what it prints, less the GPU probe lines, still shows)."""
     global _BPY
     if _BPY is None:
-        import bpy
+        with dropped_lines(CYCLES_GPU_PROBE):
+            import bpy
 
         _BPY = bpy
     return _BPY
@@ -227,18 +234,20 @@ class CyclesRenderer:
         if device == "cpu":
             return "CPU"
         prefs = self.bpy.context.preferences.addons["cycles"].preferences
-        for kind in ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL"):
-            try:
-                prefs.compute_device_type = kind
-                prefs.get_devices()
-            except (TypeError, ValueError):
-                continue
-            gpus = [d for d in prefs.devices if d.type == kind]
-            if gpus:
-                for d in prefs.devices:
-                    d.use = d.type == kind
-                cycles.device = "GPU"
-                return kind
+        # the first probe prints a line per GPU library the machine lacks: dropped
+        with dropped_lines(CYCLES_GPU_PROBE):
+            for kind in ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL"):
+                try:
+                    prefs.compute_device_type = kind
+                    prefs.get_devices()
+                except (TypeError, ValueError):
+                    continue
+                gpus = [d for d in prefs.devices if d.type == kind]
+                if gpus:
+                    for d in prefs.devices:
+                        d.use = d.type == kind
+                    cycles.device = "GPU"
+                    return kind
         if device == "gpu":
             raise RuntimeError("no GPU device found for Cycles")
         prefs.compute_device_type = "NONE"

@@ -23,6 +23,9 @@ class SceneParserConfig(RunConfig):
             penalised: the parser is not asked to find what barely shows.
         sigma: the centre Gaussian's width, in output cells (4 pixels of 160x120).
         flip: mirror half of the training images left-right (their labels with them).
+        augment_look: randomise the look of the training images at this strength (0: off, 1:
+            the full ranges of `tvr.trance.perception.looks.randomise_look`: light, sheen,
+            colour, blur, noise), so that the parser learns to read more than one look.
         batch_size, lr, weight_decay: AdamW, cosine decay over the run.
         The run options (epochs, devices, output_dir, ...) are `RunConfig`'s.
     """
@@ -38,6 +41,7 @@ class SceneParserConfig(RunConfig):
     min_pixels: int = 20
     sigma: float = 1.0
     flip: bool = True
+    augment_look: float = 0.0
     batch_size: int = 32
     lr: float = 2e-3
     weight_decay: float = 1e-4
@@ -59,6 +63,8 @@ class SceneParserConfig(RunConfig):
                 raise UserError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.limit is not None and self.limit < 1:
             raise UserError(f"limit must be at least 1, got {self.limit}")
+        if not 0.0 <= self.augment_look <= 2.0:
+            raise UserError(f"augment_look must be within 0..2, got {self.augment_look}")
         if self.sigma <= 0 or self.lr <= 0:
             raise UserError("sigma and lr must be positive")
         return self

@@ -3,7 +3,7 @@
 Item k of a split is image k % 4 (init.C, fin.L, fin.C, fin.R) of sample k // 4: the uint8
 image from the store's memory-mapped small array and its (10, LABEL_FIELDS) label rows
 (`tvr.trance.perception.labels`); training images are mirrored left-right half of the time
-(`flip`). Targets at the network's output size are made per batch
+(`flip`), and their look randomised if asked (`augment_look`, `looks.randomise_look`). Targets at the network's output size are made per batch
 (`targets`).
 """
 
@@ -20,6 +20,7 @@ from tvr.core.errors import UserError
 from tvr.training.keypoints import splat_gaussian
 from tvr.trance.data.store import SplitStore, open_dataset
 from tvr.trance.perception.labels import COL, split_labels
+from tvr.trance.perception.looks import randomise_look
 from tvr.trance.perception.model import HEADS, NUM_OUT, STRIDE
 from tvr.trance.world.camera import IMAGE_WIDTH
 from tvr.trance.world.vocab import IMAGE_SLOTS
@@ -39,12 +40,14 @@ class SceneImages(Dataset):
     """(image uint8 (H, W, 3), labels (10, F)) for every image of the first `limit` samples."""
 
     def __init__(
-        self, store: SplitStore, labels: np.ndarray, limit: int | None = None, flip: bool = False
-    ):
+        self, store: SplitStore, labels: np.ndarray, limit: int | None = None, flip: bool = False,
+        augment_look: float = 0.0,
+    ):  # fmt: skip
         self.store = store
         self.labels = labels
         self.n = min(len(store), limit or len(store), len(labels))
         self.flip = flip
+        self.augment_look = augment_look
 
     def __len__(self) -> int:
         return self.n * SLOTS
@@ -59,6 +62,10 @@ class SceneImages(Dataset):
             image = image[:, ::-1]
             labels = labels.copy()
             labels[:, COL["u"]] = IMAGE_WIDTH - labels[:, COL["u"]]
+        if self.augment_look > 0:
+            # seeded from torch's generator: the run's seed and the loader's workers decide it
+            rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, ()).item()))
+            image = randomise_look(image, rng, self.augment_look)
         return image, labels
 
 
@@ -128,8 +135,9 @@ class SceneParserData(L.LightningDataModule):
         n = min(len(train), cfg.limit or len(train))
         samples = train.samples()[:n]
         self.train_set = SceneImages(
-            train, split_labels(samples, cache / f"{cfg.train_split}.npz"), flip=cfg.flip
-        )
+            train, split_labels(samples, cache / f"{cfg.train_split}.npz"), flip=cfg.flip,
+            augment_look=cfg.augment_look,
+        )  # fmt: skip
         val = open_split(cfg.data, cfg.val_split)
         self.val_set = SceneImages(val, split_labels(val.samples(), cache / f"{cfg.val_split}.npz"))
 

@@ -3,7 +3,8 @@ best checkpoint scored on the validation images.
 
 The run folder holds what every tvr run holds (config.json, metrics.csv with `val/acc` = objects
 found with all four attributes right over true plus extra objects, checkpoints/best.ckpt and
-last.ckpt; a rerun resumes), `labels/` (the cached labels of each split) and, once training
+last.ckpt; a rerun resumes), `labels/` (the cached labels of each split), `looks.json` (the looks trained on:
+`tvr.trance.perception.looks`) and, once training
 ends, `eval/<val_split>/parser_eval.json` (`score_split`).
 """
 
@@ -18,6 +19,7 @@ from tvr.core.jsonl import write_json
 from tvr.training.runs import fit_config, open_run
 from tvr.trance.perception.config import SceneParserConfig
 from tvr.trance.perception.data import SceneParserData
+from tvr.trance.perception.looks import record_looks
 from tvr.trance.perception.module import SceneParserModule
 
 
@@ -29,6 +31,8 @@ def train_scene_parser(
 ) -> Path:
     """Train the parser as configured (resuming its run folder); returns the run folder."""
     run_dir = open_run(config)
+    # the looks it reads: checked by `tvr solve` against the images it is given
+    record_looks(run_dir, config.data, config.augment_look)
     data = SceneParserData(config)
     data.setup()
     assert data.train_set is not None and data.val_set is not None

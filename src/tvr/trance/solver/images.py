@@ -122,6 +122,12 @@ class ImagePerception:
             dets = [_same_as_before(d, parses[first], images[first], images[slot]) for d in dets]
         return parsed_scene(dets, view)
 
+    def final_image(self, sample_id: str, view: str) -> np.ndarray:
+        """The final image taken by camera `view`, (120, 160, 3) uint8 as the parser reads it
+        (the render check compares its candidates with it)."""
+        images, _ = self._parses(sample_id)
+        return images[IMAGE_SLOTS.index(("fin", view))]
+
     def parse_initial(self, sample_id: str) -> ParsedScene:
         """The parse of the initial image (centre camera): the solver compares how the parser
         saw each given initial object there with what it sees in the final image."""

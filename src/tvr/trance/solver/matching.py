@@ -290,9 +290,11 @@ def match_rules(
     objs: list[WorldObject],
     occluded: Callable[[np.ndarray, int], bool] | None = None,
     seen: list[Reading] | None = None,
+    margin: float = MARGIN,
 ) -> Matching:
     """The least-energy pairings of the parsed final objects with the initial ones, and those
-    within MARGIN of it (distinct explanations, best first, at most MAX_EXPLANATIONS).
+    within `margin` (MARGIN) of it (distinct explanations, best first, at most
+    MAX_EXPLANATIONS; the render check asks for a wider margin).
 
     occluded(state, i): whether object i, where it stands in `state`, is hidden from the
     image's camera by the others (None: the perception is exact, and an unseen object left).
@@ -334,11 +336,11 @@ def match_rules(
 
     def dfs(k: int, cost: float) -> None:
         nodes[0] += 1
-        if cost + min_rest[k] > best[0] + MARGIN or nodes[0] > MAX_NODES:
+        if cost + min_rest[k] > best[0] + margin or nodes[0] > MAX_NODES:
             return
         if k == n:
             total = cost + sum(unpaired[i] for i in range(m) if i not in used)
-            if total == INF or total > best[0] + MARGIN:
+            if total == INF or total > best[0] + margin:
                 return
             best[0] = min(best[0], total)
             found.append((total, dict(pairs)))
@@ -362,7 +364,7 @@ def match_rules(
     dfs(0, 0.0)
     distinct, out = set(), []
     exact = [
-        _explanation(initial, objs, p, occluded, seen) for t, p in found if t <= best[0] + MARGIN
+        _explanation(initial, objs, p, occluded, seen) for t, p in found if t <= best[0] + margin
     ]
     exact.sort(key=lambda e: (e.cost, -e.confidence))
     for e in exact:
@@ -373,7 +375,7 @@ def match_rules(
         if len(out) >= MAX_EXPLANATIONS:
             break
     if out:
-        out = [e for e in out if e.cost <= out[0].cost + MARGIN]
+        out = [e for e in out if e.cost <= out[0].cost + margin]
     return Matching(out, residual)
 
 
@@ -382,6 +384,7 @@ def match_gt(
     objs: list[WorldObject],
     occluded: Callable[[np.ndarray, int], bool] | None = None,
     seen: list[Reading] | None = None,
+    margin: float = MARGIN,
 ) -> Matching:
     """The oracle pairing: each parsed object carries its true index."""
     residual = float(np.mean([o.residual for o in objs])) if objs else 0.0

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from tvr.trance.solver.matching import INF, OUT, STEP, Reading, match_gt, match_rules
+from tvr.trance.solver.matching import INF, MARGIN, OUT, STEP, Reading, match_gt, match_rules
 from tvr.trance.solver.perception import Perception
+from tvr.trance.solver.render_check import WIDE
 from tvr.trance.solver.scene import ParsedScene, on_grid
 from tvr.trance.solver.search import find_order
 from tvr.trance.solver.steps import derive_groups
@@ -146,10 +147,14 @@ def solve(
     view: str | None = None,
     matching: str = "rules",
     parse_initial: Callable[[Any], np.ndarray] = initial_state,
+    render_check: str = "off",
 ) -> Solution:
     """Solve one sample (a `Sample` or a sample dict) from the parse of one final image.
 
-    view: which final image is given (View; default the sample's own `view`, else C)."""
+    view: which final image is given (View; default the sample's own `view`, else C).
+    render_check: "auto" checks the candidate explanations against the final image where the
+    parse is doubtful (`tvr.trance.solver.render_check`; needs a perception with
+    `final_image`), "off" never renders."""
     sid = str(_field(sample, "id"))
     initial = parse_initial(sample)
     image_view = view or _field(sample, "view") or "C"
@@ -164,46 +169,122 @@ def solve(
     rotations = np.array([float(o.get("rotation", 0.0)) for o in _objects(sample)])
     # an exact perception (the oracle) lists every object of the visible area: none is hidden
     exact = scene.notes.get("exact", all(o.probabilities is None for o in scene.objects))
-    best: tuple | None = None
-    searched = 0  # sequences simulated by the order search, over every camera and explanation
-    readings = []  # (energy, camera, explanation, explanations of that camera)
+    # render-and-compare needs a perception that holds the image, and a parse that can doubt
+    check = render_check == "auto" and not exact and hasattr(parse_final, "final_image")
+    searched = [0]  # sequences simulated by the order search, over every camera and explanation
+    readings = []  # (energy, camera, explanation, explanations of that camera within MARGIN)
+    wide = []  # the same within WIDE of each camera's least (the render check only)
+    placed = {}
     for cam in cameras:
-        objs = on_grid(scene, cam)
-        m = match(initial, objs, None if exact else hidden_check(rotations, cam), seen)
+        placed[cam] = (on_grid(scene, cam), None if exact else hidden_check(rotations, cam))
+        m = match(initial, *placed[cam], seen)
         readings += [(e.cost, cam, e, len(m.explanations)) for e in m.explanations]
     readings.sort(key=lambda r: r[0])
-    for energy_at_least, cam, e, n_expl in readings:
-        if best is not None and not any(best[0][:2]) and energy_at_least > best[4]:
-            break  # an order cannot make a dearer reading win (an order only adds steps)
+    if check and readings and (
+        len(readings) > 1 or any(e.evidence and min(e.evidence.values()) < WIDE
+                                 for _, _, e, _ in readings)
+    ):  # fmt: skip
+        # a doubt shows already: the pairings within WIDE too (a sure parse skips this search)
+        for cam in cameras:
+            m = match(initial, *placed[cam], seen, margin=WIDE)
+            n = sum(e.cost <= m.cost + MARGIN for e in m.explanations)
+            wide += [(e.cost, cam, e, n) for e in m.explanations]
+
+    def candidate(cam: str, e: Any, n_expl: int) -> tuple | None:
+        """(key, order, camera, explanations, energy, explanation) of a reading, or None."""
         if e.steps > MAX_READING_STEPS:
-            continue  # no reference has so many: a supposed camera that does not fit
+            return None  # no reference has so many: a supposed camera that does not fit
         order = None
         for tier in (0, 1):
             order = find_order(initial, derive_groups(initial, e, tier))
-            searched += order.tried if order is not None else 0
+            searched[0] += order.tried if order is not None else 0
             if order is not None and order.valid:
                 break
         if order is None:
-            continue
+            return None
         energy = e.cost + STEP * max(len(order.steps) - e.steps, 0)
         # Basic has one step: a reading of more is kept only when none of one exists
         extra_steps = setting == "basic" and len(order.steps) != 1
-        key = (not order.valid, extra_steps, energy, -e.confidence)
-        if best is None or key < best[0]:
-            best = (key, order, cam, n_expl, energy, e)
+        return ((not order.valid, extra_steps, energy, -e.confidence), order, cam, n_expl,
+                energy, e)  # fmt: skip
+
+    best: tuple | None = None
+    for energy_at_least, cam, e, n_expl in readings:
+        if best is not None and not any(best[0][:2]) and energy_at_least > best[4]:
+            break  # an order cannot make a dearer reading win (an order only adds steps)
+        c = candidate(cam, e, n_expl)
+        if c is not None and (best is None or c[0] < best[0]):
+            best = c
+    notes: dict[str, Any] = {}
+    if wide and best is not None:
+        best = _render_check(parse_final, sid, image_view, initial, rotations, best, wide,
+                             candidate, notes)  # fmt: skip
+    notes["searched"] = searched[0]
     prediction: dict[str, Any] = {"id": sid}
     if setting == "view":
         prediction["view"] = image_view
     if best is None:
         prediction["steps"] = []
-        return Solution(prediction, notes={"failed": "no explanation", "searched": searched})
+        return Solution(prediction, notes={"failed": "no explanation", **notes})
     _, order, cam, n_expl, cost, best_e = best
     chosen = list(order.steps)
     if setting == "basic" and len(chosen) > 1:  # the step the parse is surest of
         chosen = [max(chosen, key=lambda s: _evidence(best_e, s))]
     steps = [{"obj": o, "value": vocab.VALUES[v]} for o, v in chosen]
     prediction["steps"] = steps
-    return Solution(prediction, order.valid, cam, n_expl, cost, notes={"searched": searched})
+    return Solution(prediction, order.valid, cam, n_expl, cost, notes=notes)
+
+
+def _render_check(
+    perception: Any, sid: str, image_view: str, initial: np.ndarray, rotations: np.ndarray,
+    best: tuple, wide: list, candidate: Callable[..., tuple | None], notes: dict[str, Any],
+) -> tuple:  # fmt: skip
+    """`best`, or the candidate explanation whose render is nearer the observed image, where
+    the parse is doubtful (another reading within WIDE of the least energy: `render_check`)."""
+    from tvr.trance.solver import render_check as rc
+    from tvr.trance.world.simulator import apply_steps
+
+    wide = wide + [(a.cost, cam, a, n) for _, cam, e, n in wide
+                   for a in rc.alternatives(initial, e)]  # fmt: skip
+    least = min(r[0] for r in wide)
+    others = sorted(
+        (r for r in wide if r[0] < least + rc.WIDE and r[2] is not best[5]
+         and r[2].key() != best[5].key()), key=lambda r: r[0],
+    )  # fmt: skip
+    if not others:
+        return best  # sure: nothing rendered
+    notes["doubtful"] = True
+    pool, seen_states = [best], {_final_key(initial, best)}
+    for _, cam, e, n_expl in others:
+        if len(pool) >= rc.MAX_CANDIDATES:
+            break
+        c = candidate(cam, e, n_expl)
+        if c is None or c[0][:2] > best[0][:2]:
+            continue  # only readings of the best kind (an order that breaks no rule; Basic: one)
+        k = _final_key(initial, c)
+        if k in seen_states:
+            continue  # the same final scene: the same render
+        seen_states.add(k)
+        pool.append(c)
+    if len(pool) < 2:
+        return best
+    observed = perception.final_image(sid, image_view)
+    if observed is None:
+        return best
+    rot = [float(r) for r in rotations]
+    renders = [rc.render_state(apply_steps(initial, list(c[1].steps))[0], rot, c[2]) for c in pool]
+    k, d = rc.pick(observed, renders)
+    notes["render_check"] = {"candidates": len(pool), "chosen": k,
+                             "distances": [round(float(x), 1) for x in d]}  # fmt: skip
+    return pool[k]
+
+
+def _final_key(initial: np.ndarray, c: tuple) -> tuple:
+    """The final scene a candidate implies (its camera and the state after its steps)."""
+    from tvr.trance.world.simulator import apply_steps
+
+    state = apply_steps(initial, list(c[1].steps))[0]
+    return (c[2], state.tobytes())
 
 
 def solve_all(
@@ -214,12 +295,15 @@ def solve_all(
     matching: str = "rules",
     views: tuple[str, ...] = vocab.VIEWS,
     progress: Callable[[int], None] | None = None,
+    render_check: str = "off",
 ) -> Iterator[Solution]:
     """Solutions of many samples; in View, one per view scored (the sample's own view, else each
     of `views`), as `tvr evaluate` scores them."""
     for s in samples:
         own = _field(s, "view")
         for v in ([own] if own else views) if setting == "view" else [None]:
-            yield solve(s, perception, setting=setting, view=v, matching=matching)
+            yield solve(
+                s, perception, setting=setting, view=v, matching=matching, render_check=render_check
+            )
         if progress:
             progress(1)
