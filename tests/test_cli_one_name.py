@@ -131,3 +131,37 @@ def test_an_unknown_option_is_told_by_its_sub_command(argv, prog, hint, capsys):
     assert err.startswith(f"usage: {prog} "), err
     assert f"{prog}: error: unrecognized arguments: " in err, err
     assert err.rstrip().endswith(f"(did you mean {hint}?)"), err
+
+
+def test_every_benchmark_recognizes_its_own_data(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tvr.core.data_path import recognized_benchmarks
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "smoke_inputs.py"
+    subprocess.run([sys.executable, str(script), str(tmp_path)], check=True, capture_output=True)
+    expected = {"questions.json": "clevrer", "vtt.jsonl": "vtt", "tranco.jsonl": "tranco",
+                "visualtrans.json": "visualtrans"}  # fmt: skip
+    for name, bench in expected.items():
+        assert recognized_benchmarks(tmp_path / name) == [bench], name
+    (tmp_path / "other.jsonl").write_text('{"a": 1}\n', encoding="utf-8")
+    assert recognized_benchmarks(tmp_path / "other.jsonl") == []
+
+
+def test_export_hf_reads_the_benchmark_from_the_data(tmp_path, capsys):
+    pytest.importorskip("datasets")
+    from tvr.cli import main
+
+    assert main(["sample", "--out", str(tmp_path / "s"), "--num", "4", "--quiet"]) == 0
+    out = str(tmp_path / "hf")
+    assert main(["export", "hf", "--data", str(tmp_path / "s"), "--out", out, "--quiet"]) == 0
+    # the same export named with --benchmark is the same inputs (idempotent, not refused)
+    assert main(["export", "hf", "--benchmark", "trance", "--data", str(tmp_path / "s"), "--out",
+                 out, "--quiet"]) == 0  # fmt: skip
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"a": 1}\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["export", "hf", "--data", str(other), "--out", str(tmp_path / "x")]) == 2
+    assert "give --benchmark (no benchmark recognizes it)" in capsys.readouterr().err

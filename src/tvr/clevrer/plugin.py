@@ -3,9 +3,11 @@ entry point)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tvr.clevrer import paper, results
+from tvr.core.data_path import register_recognizer
 from tvr.results.registry import TableSpec, register_table
 from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
@@ -150,3 +152,14 @@ def _register_verbs() -> None:
 
 
 _register_verbs()
+
+
+def _is_clevrer(path: Path, first: Any) -> bool:
+    """A question file (a list of videos with their questions), or a set's folder."""
+    if path.is_dir():
+        return (path / "questions").is_dir() or any(
+            (path / f"{s}.json").is_file() for s in ("train", "validation", "test"))
+    return isinstance(first, dict) and "scene_index" in first and "questions" in first
+
+
+register_recognizer("clevrer", _is_clevrer)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr import __version__
-from tvr.cli._common import output_record
+from tvr.cli._common import TvrParser, output_record
 from tvr.core.errors import InputError, UserError, clip
 from tvr.core.extras import missing_extra_message
 from tvr.core.jsonl import describe_os_error
@@ -54,7 +54,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = TvrParser(
         prog="tvr",
         description="Transformation-driven visual reasoning: TRANCE (its commands are top-level "
         "and under `tvr trance`), CLEVRER, VTT, TRANCO and VisualTrans. Every benchmark reads "
@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        prepare = getattr(args, "_prepare", None)
+        if prepare is not None:  # options a command fills in from its inputs, before the record
+            prepare(args)
         _lock_outputs(args)
         record = _check_output_inputs(args)
         status = _run_guarded(args)

@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "left out. Scoring through tvr (`tvr visualtrans evaluate`) is the exact path "
         "(docs/ecosystem.md).",
     )
-    p.add_argument("--benchmark", required=True, choices=("visualtrans",), help="the benchmark")
+    p.add_argument("--benchmark", choices=("visualtrans",), default="visualtrans",
+                   help="the benchmark (default and only: visualtrans)")  # fmt: skip
     add_data_option(p, "the folder of VisualTrans.json or the file")
     p.add_argument("--out", required=True, type=Path, help="the TSV file to write")
     add_file_overwrite_option(p, "items")
@@ -76,13 +77,32 @@ def _folder_options(
 ) -> None:
     """The options of an export that writes a folder: --benchmark, --data, --out, --split,
     --quiet, --overwrite."""
-    p.add_argument("--benchmark", required=True, choices=benchmarks, help="the benchmark")
+    p.add_argument("--benchmark", choices=benchmarks,
+                   help="the benchmark (default: the one whose data --data is)")  # fmt: skip
+    p.set_defaults(_prepare=_infer_benchmark)
     add_data_option(p, data)
     p.add_argument("--out", required=True, type=Path, help=out)
     p.add_argument("--split", action="append", choices=("train", "val", "test"),
                    help="a split to export (repeat for several; default every split found)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress line")
     add_overwrite_option(p, "an export")
+
+
+def _infer_benchmark(args: argparse.Namespace) -> None:
+    """--benchmark from the data where it is not given: the one benchmark whose recognizer
+    (`tvr.core.data_path.register_recognizer`, in each plugin) takes --data."""
+    if args.benchmark is not None:
+        return
+    from tvr.core.data_path import recognized_benchmarks
+    from tvr.core.errors import UserError
+
+    if not args.data.exists():
+        raise UserError(f"--data {args.data}: no such file or folder")
+    found = recognized_benchmarks(args.data)
+    if len(found) != 1:
+        which = f"it reads as {' and '.join(found)}" if found else "no benchmark recognizes it"
+        raise UserError(f"--data {args.data}: give --benchmark ({which})")
+    args.benchmark = found[0]
 
 
 def _splits(args: argparse.Namespace) -> tuple[str, ...] | None:

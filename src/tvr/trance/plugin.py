@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from tvr.core.data_path import register_recognizer
 from tvr.core.hf_export import register_exporter
 from tvr.results.registry import TableSpec, register_table
 from tvr.trance import paper
@@ -109,3 +111,15 @@ def _register_compare() -> None:
 
 
 _register_compare()
+
+
+def _is_trance(path: Path, first: Any) -> bool:
+    """A samples file (tvr's format) or the release's data.jsonl; a folder holding one."""
+    if path.is_dir():
+        return any((path / n).is_file() for n in ("samples.jsonl", "test/samples.jsonl",
+                                                   "samples/samples.jsonl", "data.jsonl"))  # fmt: skip
+    return isinstance(first, dict) and (str(first.get("format", "")).startswith("tvr.trance.")
+                                        or ("idx" in first and "states" in first))  # fmt: skip
+
+
+register_recognizer("trance", _is_trance)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from tvr.core.data_path import register_recognizer
 from tvr.tranco import paper
 from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
@@ -162,3 +164,13 @@ def _register_stats() -> None:
 
 
 _register_stats()
+
+
+def _is_tranco(path: Path, first: Any) -> bool:
+    """A dataset folder (dataset.json) or a samples file of clip sequences."""
+    if path.is_dir():
+        return (path / "dataset.json").is_file()
+    return isinstance(first, dict) and "clips" in first and "id" in first
+
+
+register_recognizer("tranco", _is_tranco)

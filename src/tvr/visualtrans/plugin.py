@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from tvr.core.data_path import register_recognizer
 from tvr.visualtrans import paper
 from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
@@ -106,3 +108,13 @@ def _register_compare() -> None:
 
 
 _register_compare()
+
+
+def _is_visualtrans(path: Path, first: Any) -> bool:
+    """VisualTrans.json (a list of questions with their images), or its folder."""
+    if path.is_dir():
+        return (path / "VisualTrans.json").is_file()
+    return isinstance(first, dict) and "task_type" in first and "question" in first
+
+
+register_recognizer("visualtrans", _is_visualtrans)

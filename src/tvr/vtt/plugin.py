@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from tvr.core.data_path import register_recognizer
 from tvr.vlm.report import SummaryReader, register_summary_reader
 from tvr.vlm.tasks import register_task
 from tvr.vtt import paper
@@ -90,3 +92,13 @@ def _register_compare() -> None:
 
 
 _register_compare()
+
+
+def _is_vtt(path: Path, first: Any) -> bool:
+    """A release folder (meta/vtt.jsonl) or its records file."""
+    if path.is_dir():
+        return (path / "meta" / "vtt.jsonl").is_file()
+    return isinstance(first, dict) and "youtube_id" in first and "annotation" in first
+
+
+register_recognizer("vtt", _is_vtt)
