@@ -111,25 +111,33 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 
 def _within_limits(raw: bytes) -> bool:
     """Whether valid JSON text `raw` surely nests at most MAX_DEPTH levels and holds no string
-    longer than MAX_STRING, judged from its bytes at C speed: escaped quotes and backslashes
-    are masked (same length), so the quotes left delimit the strings; a string's byte length
-    bounds its characters; the brackets outside strings give the depth. False means "could
-    break a rule" (then the exact walk decides, with its message)."""
+    longer than MAX_STRING, judged from its bytes at C speed; False means "could break a rule"
+    (then the exact walk decides, with its message). Escaped quotes and backslashes are masked
+    (same length), so the quotes left delimit the strings and a string's byte length bounds its
+    characters. Of the brackets and quotes alone, empty pairs of quotes are dropped: if no quote
+    is left, no string held a bracket and what is left is the nesting."""
     if b"\\" in raw:
         raw = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
-    if len(raw) > MAX_STRING:
-        parts = raw.split(b'"')
-        if max(map(len, parts[1::2]), default=0) > MAX_STRING:
-            return False
-        brackets = b"".join(parts[::2]).translate(None, _NOT_STRUCTURE)
-    else:
-        brackets = b"".join(raw.translate(None, _NOT_STRUCTURE).split(b'"')[::2])
+    if len(raw) > MAX_STRING and not _no_long_string(raw):
+        return False
+    structure = raw.translate(None, _NOT_STRUCTURE)
+    brackets = structure.replace(b'""', b"")
+    if b'"' in brackets:  # a string holds a bracket: drop the strings one by one
+        brackets = b"".join(structure.split(b'"')[::2])
     # each pass strips the innermost pairs, at most two levels ("{[]}" goes in one pass)
     for _ in range(MAX_DEPTH // 2):
         if not brackets:
             return True
         brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
     return not brackets
+
+
+def _no_long_string(raw: bytes) -> bool:
+    """Whether (masked) `raw` surely holds no string of more than MAX_STRING bytes: such a
+    string would cover a whole aligned block of MAX_STRING // 2 bytes with no quote in it."""
+    block = MAX_STRING // 2
+    return all(raw.find(b'"', start, start + block) >= 0
+               for start in range(0, len(raw) - block + 1, block))  # fmt: skip
 
 
 def _why_not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
