@@ -47,11 +47,11 @@ def test_lazy_and_full_trees_parse_alike() -> None:
     assert list(sub.choices) == [name for name, _, _ in COMMANDS]
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [["--help"], ["evaluate", "--help"], ["clevrer", "evaluate", "--help"],
-     ["vtt", "evaluate", "--help"]],  # fmt: skip
-)
+HELP_COMMANDS = [["--help"], ["evaluate", "--help"], ["clevrer", "evaluate", "--help"],
+                 ["vtt", "evaluate", "--help"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", HELP_COMMANDS)
 def test_help_imports_no_heavy_module(argv: list[str]) -> None:
     code = (
         "import sys\nfrom tvr.cli import main\ntry:\n    main(sys.argv[1:])\n"

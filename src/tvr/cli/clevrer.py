@@ -153,6 +153,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    from tvr.clevrer.data.cache import cached_questions
     from tvr.clevrer.data.questions import check_answers, read_questions
     from tvr.clevrer.data.submission import read_submission
     from tvr.clevrer.eval.baselines import chance_level
@@ -161,7 +162,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.core.jsonl import prepare_output_folder, write_json, write_jsonl, write_text
 
     path = questions_file(args.data, args.split)
-    questions = read_questions(path)
+    questions = cached_questions(path, read_questions)
     check_answers(questions, path)
     problems = lenient_problems(args)
     answers = read_submission(args.predictions, problems)
@@ -238,6 +239,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def execute_command(args: argparse.Namespace) -> int:
+    from tvr.clevrer.data.cache import cached_questions
     from tvr.clevrer.data.questions import read_questions
     from tvr.clevrer.data.submission import write_submission
     from tvr.clevrer.eval.execute import answer_questions
@@ -245,7 +247,7 @@ def execute_command(args: argparse.Namespace) -> int:
 
     if not args.dynamics.is_dir():
         raise UserError(f"--dynamics {args.dynamics}: no such folder")
-    questions = read_questions(questions_file(args.data, args.split))
+    questions = cached_questions(questions_file(args.data, args.split), read_questions)
     report = answer_questions(questions, args.dynamics, args.collisions, not args.quiet)
     write_submission(args.out, report.videos)
     print(f"answered {report.answered} questions of {len(report.videos)} videos "

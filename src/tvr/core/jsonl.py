@@ -99,12 +99,14 @@ def parse_json(raw: bytes, path: str | Path, line: int | None = None) -> Any:
         raise InputError(path, line if line is not None else err.lineno, None,
                          _why_not_json(raw, err)) from None  # fmt: skip
     # the exact walk only where the bytes say a rule could be broken (a long text, many brackets)
-    could_break = len(raw) > MAX_STRING or raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+    could_break = len(raw) > MAX_STRING or len(raw.translate(None, _NOT_OPENING)) > MAX_DEPTH
     if could_break and not _within_limits(raw):
         _check_shape(value, path, line)
     return value
 
 
+#: every byte but the opening brackets (deleted by `bytes.translate`: faster than two counts)
+_NOT_OPENING = bytes(b for b in range(256) if b not in b"[{")
 #: every byte but the four brackets and the quote (deleted by `bytes.translate`)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 
