@@ -70,15 +70,21 @@ def main() -> None:
     parser.add_argument("--num", type=int, default=100_000)
     parser.add_argument("--distinct", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--folder", type=Path,
+                        help="keep the data here (made if missing) instead of a scratch folder")
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
                         help="another checkout to time beside this one (repeatable)")  # fmt: skip
     args = parser.parse_args()
     trees = [tuple(t.split("=", 1)) for t in args.tree] + [("this tree", str(HERE))]
     print(f"load average before: {os.getloadavg()}; cores allowed: {sorted(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="tvr-eval-bench-") as tmp:
-        folder = Path(tmp)
+        folder = args.folder or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        samples, oracle = make_data(folder, args.num, args.distinct)
+        if (folder / "samples.jsonl").is_file() and (folder / "oracle.jsonl").is_file():
+            samples, oracle = folder / "samples.jsonl", folder / "oracle.jsonl"
+        else:
+            samples, oracle = make_data(folder, args.num, args.distinct)
         mb = samples.stat().st_size / 1e6
         print(f"data: {args.num:,} Event rows, samples.jsonl {mb:.0f} MB, made in "
               f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
