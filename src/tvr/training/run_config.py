@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from tvr.core.jsonl import write_json
-
 C = TypeVar("C", bound="RunConfig")
 
 #: the run options every run config has that a resumed run may change: how long it trains, on
@@ -84,6 +82,8 @@ class RunConfig:
         return cls(**d)
 
     def save(self, path: str | Path) -> None:
+        from tvr.core.jsonl import write_json  # orjson's import only when a run is written
+
         write_json(path, self.to_dict())
 
     @classmethod
