@@ -72,6 +72,7 @@ MAX_DEPTH = 64
 #: longest, is a few thousand characters), and one of 20 MB stalled METEOR
 MAX_STRING = 100_000
 BOM = b"\xef\xbb\xbf"
+_BLANK = frozenset(b" \t\r\n\f\v")
 
 
 def input_file(path: str | Path) -> Path:
@@ -211,7 +212,7 @@ def iter_jsonl(
         for lineno, line in enumerate(f, start=1):
             if lineno == 1 and line.startswith(BOM):
                 line = line[len(BOM):]
-            if not line.strip():
+            if (not line or line[0] in _BLANK) and not line.strip():  # strip copies the line
                 continue
             try:  # not skip_if_lenient: a context manager per line costs a tenth of the parse
                 value = parse_json(line, path, lineno)
