@@ -390,8 +390,8 @@ def run_nsdr(
         total=len(todo), disable=not progress or not todo, unit="video", desc="scenes"
     ) as bar:
         run_shards(task, todo, workers=workers, progress=bar.update)
-    report = answer_questions(
-        read_questions(programs), out / "dynamics", config.collisions, progress
+    report = answer_questions(  # the run's own dynamics, written once: no cache beside them
+        read_questions(programs), out / "dynamics", config.collisions, progress, cache=False
     )
     answers = out / "answers.json"
     write_submission(answers, report.videos)

@@ -169,6 +169,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def execute_command(args: argparse.Namespace) -> int:
+    from tvr.clevrer.data.cache import cached_questions
     from tvr.clevrer.data.questions import read_questions
     from tvr.clevrer.data.submission import write_submission
     from tvr.clevrer.eval.execute import answer_questions
@@ -176,7 +177,7 @@ def execute_command(args: argparse.Namespace) -> int:
 
     if not args.dynamics.is_dir():
         raise UserError(f"--dynamics {args.dynamics}: no such folder")
-    questions = read_questions(questions_file(args.data, args.split))
+    questions = cached_questions(questions_file(args.data, args.split), read_questions)
     report = answer_questions(questions, args.dynamics, args.collisions, not args.quiet)
     write_submission(args.out, report.videos)
     print(f"answered {report.answered} questions of {len(report.videos)} videos "

@@ -12,9 +12,7 @@ from tvr.cli._common import (
     add_overwrite_option,
     views_option,
 )
-from tvr.trance.data.files import samples_file, setting_of_data
-from tvr.trance.eval.evaluate import evaluate_files, print_summary
-from tvr.trance.eval.metrics import MAX_STEPS_POLICIES
+from tvr.trance.eval.policies import MAX_STEPS_POLICIES
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 
 
@@ -63,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.files import samples_file, setting_of_data
+    from tvr.trance.eval.evaluate import evaluate_files, print_summary
+
     samples = samples_file(args.data, args.split)
     summary = evaluate_files(
         samples,

@@ -35,18 +35,7 @@ SUN_STRENGTH = 0.44999995827674866
 SUN_ANGLE_DEG = 11.421186198001447
 SUN_ROTATION_DEG = (13.523436462261332, 23.885487423783704, 5.562237121359815)
 GLASS_IOR = 1.45
-#: CLEVR's eight colours (its properties.json), 0-255 sRGB numbers that CLEVR's generator divides
-#: by 255 and uses as linear reflectance; TRANCE and CLEVRER both use them
-CLEVR_COLOR_RGB: dict[str, tuple[int, int, int]] = {
-    "gray": (87, 87, 87),
-    "red": (173, 35, 35),
-    "blue": (42, 75, 215),
-    "green": (29, 105, 20),
-    "brown": (129, 74, 25),
-    "purple": (129, 38, 192),
-    "cyan": (41, 208, 208),
-    "yellow": (255, 238, 51),
-}
+# CLEVR_COLOR_RGB lives in tvr.render.colors (no numpy there)
 
 
 def _sun_direction() -> tuple[float, float, float]:

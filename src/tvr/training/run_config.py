@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from tvr.core.errors import UserError
-from tvr.core.jsonl import write_json
 from tvr.core.typed_config import bounded, typed_values
 
 C = TypeVar("C", bound="RunConfig")
@@ -90,6 +89,8 @@ class RunConfig:
         return cls(**typed_values(cls, d, where))
 
     def save(self, path: str | Path) -> None:
+        from tvr.core.jsonl import write_json  # orjson's import only when a run is written
+
         write_json(path, self.to_dict())
 
     @classmethod

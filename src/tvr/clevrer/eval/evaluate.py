@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tvr.clevrer.data.cache import cached_questions
 from tvr.clevrer.data.layout import questions_file
 from tvr.clevrer.data.questions import check_answers, read_questions
 from tvr.clevrer.data.submission import read_submission
@@ -18,7 +19,7 @@ def evaluate(data: str | Path, split: str, predictions: Path, problems: list | N
     """Score `predictions` (the submission format) against the questions of `data` (a question
     file, or a set's folder and its `split`); `problems`: the list --lenient adds bad entries to."""
     path = questions_file(data, split)
-    questions = read_questions(path)
+    questions = cached_questions(path, read_questions)
     check_answers(questions, path)
     answers = read_submission(predictions, problems)
     require_answers_overlap(Path(data), path, predictions, questions, answers)

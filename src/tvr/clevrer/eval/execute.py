@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tvr.clevrer.data.cache import cached_facts
 from tvr.clevrer.data.layout import sim_filename
 from tvr.clevrer.data.questions import VideoQuestions
 from tvr.clevrer.data.submission import SubmittedQuestion, SubmittedVideo
 from tvr.clevrer.programs.dynamics import read_dynamics
 from tvr.clevrer.programs.executor import answer_or_error
+from tvr.clevrer.programs.facts import SceneFacts
 from tvr.core.progress import step_bar
 
 
@@ -35,28 +37,35 @@ def answer_questions(
     dynamics: str | Path,
     collisions: str = "given",
     progress: bool = False,
+    cache: bool = True,
 ) -> ExecutionReport:
     """Run every question's program (and each choice's) on DYNAMICS/sim_XXXXX.json; with
     `progress`, a bar over the videos on stderr (about 10 ms a video: the release's validation
-    split takes a minute)."""
+    split takes a minute). With `cache`, the dynamics are read from the folder's cache
+    (`tvr.clevrer.data.cache`) when it is fresh, and cached when not."""
     report = ExecutionReport()
     root = Path(dynamics)
+    if cache:
+        scenes = [v.scene_index for v in questions]
+        facts = cached_facts(root, scenes, [sim_filename(s) for s in scenes], collisions,
+                             lambda path: read_dynamics(path, collisions=collisions))  # fmt: skip
     with step_bar(len(questions), "executing", "video", progress) as bar:
         for video in questions:
-            _answer_video(video, root, collisions, report)
+            if cache:
+                found = facts.get(video.scene_index)
+            else:
+                path = root / sim_filename(video.scene_index)
+                found = read_dynamics(path, collisions=collisions) if path.is_file() else None
+            if found is None:
+                report.missing_dynamics.append(video.scene_index)
+            else:
+                _answer_video(video, found, report)
             bar.update(1)
     return report
 
 
-def _answer_video(
-    video: VideoQuestions, root: Path, collisions: str, report: ExecutionReport
-) -> None:
+def _answer_video(video: VideoQuestions, facts: SceneFacts, report: ExecutionReport) -> None:
     """Answer one video's questions into `report`."""
-    path = root / sim_filename(video.scene_index)
-    if not path.is_file():
-        report.missing_dynamics.append(video.scene_index)
-        return
-    facts = read_dynamics(path, collisions=collisions)
     answers = []
     for q in video.questions:
         program = q.program or ()

@@ -23,9 +23,9 @@ from tvr.clevrer.world.camera import CAMERA
 from tvr.clevrer.world.config import WorldConfig
 from tvr.render import meshes
 from tvr.render.camera import PinholeCamera
+from tvr.render.colors import CLEVR_COLOR_RGB
 from tvr.render.scene import (
     CLEVR_BACKDROP_LOCATION,
-    CLEVR_COLOR_RGB,
     SUN_DIRECTION,
     SUN_STRENGTH,
     Light,

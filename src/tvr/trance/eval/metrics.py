@@ -35,6 +35,7 @@ from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.trance.data.sample import Sample
 from tvr.trance.eval.plain import plain_steps
+from tvr.trance.eval.policies import MAX_STEPS_POLICIES
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import SETTINGS, VIEWS
@@ -172,14 +173,7 @@ def max_steps_for(setting: str) -> int:
     return 1 if setting == "basic" else vocab.MAX_STEPS
 
 
-#: What evaluation does with a prediction that has more steps than a reference can have
-#: (Event and View: 4). Basic scores one step under every policy: a longer Basic line is a bad
-#: line under "simulate" and "strict" and counts as wrong under "lenient".
-MAX_STEPS_POLICIES = {
-    "simulate": "apply every step, as the released evaluator does (the default)",
-    "strict": "a bad line: stop there (with --lenient, count its sample as wrong)",
-    "lenient": "a bad line that counts its sample as wrong and is counted; go on",
-}
+# MAX_STEPS_POLICIES lives in tvr.trance.eval.policies (light: the CLI's choices import it)
 
 
 class TooManySteps(InputError):

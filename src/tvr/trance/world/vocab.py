@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from tvr.render.scene import CLEVR_COLOR_RGB
+from tvr.render.colors import CLEVR_COLOR_RGB
 
 # --- objects and attributes -----------------------------------------------------------------
 NUM_OBJECTS: Final = 10
