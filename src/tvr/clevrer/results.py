@@ -21,7 +21,6 @@ from typing import Any
 from tvr.clevrer import paper
 from tvr.clevrer.data.questions import MULTIPLE_CHOICE_TYPES, read_questions
 from tvr.clevrer.data.submission import read_submission
-from tvr.clevrer.eval.baselines import chance_level
 from tvr.clevrer.eval.score import score
 from tvr.clevrer.eval.summary import summarize, table_lines
 from tvr.core.errors import UserError
@@ -59,6 +58,8 @@ def evaluate_into(
 ) -> dict:
     """Score an answer file and write OUT/summary.json and summary.md (as `tvr clevrer evaluate
     --out` does); returns the summary."""
+    from tvr.clevrer.eval.baselines import chance_level  # NumPy: not at the plugin's import
+
     questions = read_questions(questions_file)
     result = score(questions, read_submission(predictions_file))
     chance = chance_level(questions)

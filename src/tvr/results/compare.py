@@ -19,7 +19,6 @@ from typing import Any, Protocol
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import iter_jsonl, prepare_output_folder, write_json, write_text
 from tvr.core.plugins import load_benchmarks
-from tvr.core.stats import EXACT_FLIPS, compare_paired, compare_paired_scores, mcnemar_exact
 from tvr.core.verbs import Option
 
 DETAIL = "detail.jsonl"
@@ -119,6 +118,8 @@ def score_row(
         a, b: each item's value in A and in B (None: no value); the same keys.
         extra: more fields, placed after `metric` (e.g. the metric's printed name).
     """
+    from tvr.core.stats import compare_paired_scores
+
     both = [k for k, value in a.items() if value is not None and b[k] is not None]
     left_out = len(a) - len(both)
     if not both:
@@ -146,6 +147,8 @@ def accuracy_row(
         a, b: whether each item is right in A and in B; the same keys, at least one.
         extra: more fields, placed after `metric` (e.g. the metric's printed name).
     """
+    from tvr.core.stats import compare_paired
+
     c = compare_paired(dict(a), dict(b), resamples, seed)
     return {"metric": metric, **extra, "n": c.samples, "a": c.acc_a, "b": c.acc_b,
             "difference": c.difference, "low": c.interval[0], "high": c.interval[1],
@@ -163,6 +166,8 @@ def accuracy_by(
         name: the key of the group's value in each row ("length", "steps", "view").
         groups: each item's group, by the keys of `a` and `b` (the same keys).
     """
+    from tvr.core.stats import mcnemar_exact
+
     counts: dict[Any, list[int]] = {}
     for key, right_a in a.items():
         right_b = b[key]
@@ -220,6 +225,8 @@ def heading_lines(title: str, document: dict[str, Any], text: str) -> list[str]:
 
 def sign_flip_text(document: dict[str, Any], item: str) -> str:
     """How compare.md says the rows of `score_row` were computed (`item`: "sample", ...)."""
+    from tvr.core.stats import EXACT_FLIPS
+
     return (f"the sign-flip randomisation test (exact over every sign pattern when at most "
             f"{EXACT_FLIPS} {item}s differ, else seeded random patterns); 95%: percentile "
             f"bootstrap of A-B ({document['resamples']} resamples, seed {document['seed']})")  # fmt: skip
