@@ -134,10 +134,12 @@ def test_option_errors(tmp_path, capsys):
     assert "none.jsonl: no such file" in capsys.readouterr().err
 
 
-def test_stats_on_a_file_says_it_wants_a_folder(tmp_path, capsys):
-    """Issue 28: `tranco stats FILE` said "no such folder"."""
+def test_stats_of_a_samples_file_counts_it_as_one_split(tmp_path, capsys):
+    """Issue 42: `tranco stats --data FILE` reads a samples file as every other stats does
+    (issue 28 had it say that a dataset is a folder)."""
     samples = _samples(tmp_path)
-    assert main(["tranco", "stats", "--data", str(samples)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err == (f"tvr tranco stats: error: {samples}: is a file; a TRANCO dataset is a folder "
-                   "(with dataset.json)")  # fmt: skip
+    assert main(["tranco", "stats", "--data", str(samples)]) == 0
+    out = capsys.readouterr().out
+    assert f"{samples}: one samples file, counted as the test split" in out
+
+

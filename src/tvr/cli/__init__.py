@@ -214,10 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     from tvr.core.output_record import write_output_record
 
     try:
+        _lock_outputs(args)
         prepare = getattr(args, "_prepare", None)
         if prepare is not None:  # options a command fills in from its inputs, before the record
             prepare(args)
-        _lock_outputs(args)
         record = _check_output_inputs(args)
         status = _run_guarded(args)
         if record is not None and status == 0:
