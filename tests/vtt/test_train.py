@@ -126,7 +126,8 @@ def test_run_names_and_ablation_configs():
     with pytest.raises(ValueError, match="no Diff"):
         VttTrainConfig(model=ModelConfig(model="ttnet-base"))
     assert model_config("ttnet-base", "tiny") == ModelConfig(
-        model="ttnet-base", encoder="tvr-tiny", dim=64, heads=4, diff=False, mtm=False, aux=False)
+        model="ttnet-base", encoder="tvr-tiny", dim=64, heads=4, diff=False, mtm=False, aux=False
+    )
     assert model_config("ttnet", ablated=["mtm"], dim=256).mtm is False
     with pytest.raises(ValueError, match="ablation of ttnet"):
         model_config("glacnet", ablated=["diff"])
