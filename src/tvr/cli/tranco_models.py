@@ -189,7 +189,13 @@ def predict_command(args: argparse.Namespace) -> int:
                             "training run)", "`tvr tranco train --clip-weights`",
                             trained.config.encoder_seed)  # fmt: skip
     count = write_split_predictions(
-        trained, dataset, args.split, args.candidates, args.out, _torch_device(args), args.feature_cache,
+        trained,
+        dataset,
+        args.split,
+        args.candidates,
+        args.out,
+        _torch_device(args),
+        args.feature_cache,
         progress=not args.quiet,
     )
     print(f"wrote {count} predictions of {args.split} ({args.candidates} candidates) to {args.out}")

@@ -107,7 +107,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import (
-    lenient_problems,
+        lenient_problems,
         lenient_summary,
         print_lenient_note,
         print_result,
@@ -422,7 +422,9 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--train-encoder", action="store_true",
                    help="train the image encoder too (default: frozen, features cached)")  # fmt: skip
     p.add_argument("--dim", type=positive_int, help="model width (default: the --model-size's)")
-    p.add_argument("--heads", type=positive_int, help="attention heads (default: the --model-size's)")
+    p.add_argument(
+        "--heads", type=positive_int, help="attention heads (default: the --model-size's)"
+    )
     p.add_argument("--vocab", choices=("clip", "train"),
                    help="clip: the decoder reads and predicts all 49,408 CLIP ids (the paper; "
                    "default); train: only the ids of the training descriptions (much faster on "
@@ -572,8 +574,9 @@ def baseline_command(args: argparse.Namespace) -> int:
 
         _check_prediction_file(args.out)
         found = random_predictions(args.data, args.split, args.seed)
-        return _write_prediction_file(args.out, found, random_settings(args.data, args.split,
-                                                                       args.seed))
+        return _write_prediction_file(
+            args.out, found, random_settings(args.data, args.split, args.seed)
+        )
     with needs_extra("the baseline needs the clip extra"):
         from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
     _check_prediction_file(args.out)
