@@ -195,6 +195,24 @@ def test_a_former_name_is_refused_as_any_unknown_one(argv, capsys):
     assert "unrecognized arguments" in err or "invalid choice" in err or "required" in err
 
 
+#: the train commands of a run folder on tvr.training.runs (`tvr train` and CLEVRER's detector
+#: and dynamics take their own typed config's options)
+RUN_TRAIN_COMMANDS = ("tvr trance parser train", "tvr clevrer train parser",
+                      "tvr clevrer train lstm", "tvr clevrer train cnn-lstm", "tvr vtt train",
+                      "tvr tranco train")  # fmt: skip
+
+
+@pytest.mark.parametrize("command", RUN_TRAIN_COMMANDS)
+def test_train_commands_share_the_run_options(command):
+    from tvr.cli._common import add_run_options
+
+    shared = argparse.ArgumentParser()
+    add_run_options(shared, "runs", "run")
+    want = {o: (a.dest, a.type, a.choices) for o, a in _visible(shared).items() if o != "-h"}
+    have = _visible(LEAVES[command])
+    assert {o: (have[o].dest, have[o].type, have[o].choices) for o in want if o in have} == want
+
+
 def test_no_command_is_hidden():
     hidden = {b: _hidden_commands(GROUPS[b]) for b in BENCHMARKS if _hidden_commands(GROUPS[b])}
     assert not hidden and not _hidden_commands(PARSER)

@@ -16,7 +16,8 @@ from tvr.core.errors import UserError
 from tvr.vtt.data.predictions import read_predictions
 from tvr.vtt.data.records import read_records
 from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
-from tvr.vtt.train.config import VttTrainConfig
+from tvr.vtt.models.config import ModelConfig
+from tvr.vtt.train.config import VttTrainConfig, model_config, train_config
 from tvr.vtt.train.module import linear_warmup_decay
 
 torch.set_num_threads(1)
@@ -47,7 +48,8 @@ def test_train_predict_evaluate_chain(data, tmp_path):
     assert [r["epoch"] for r in metrics] == ["0", "1"]
     assert all(float(r["val/cider"]) >= 0 and r["train/topic_loss"] for r in metrics)
     saved = VttTrainConfig.load(run / "config.json")
-    assert (saved.model, saved.diff, saved.mtm, saved.aux, saved.encoder) == (
+    model = saved.model
+    assert (model.model, model.diff, model.mtm, model.aux, model.encoder) == (
         "ttnet",
         True,
         True,
@@ -111,15 +113,34 @@ def test_refusals_are_one_line(data, tmp_path, capsys, extra, words):
 
 
 def test_run_names_and_ablation_configs():
+    def name(**model):
+        return VttTrainConfig(model=ModelConfig(**model)).default_run_name()
+
     names = {
-        VttTrainConfig(model="ttnet").default_run_name(),
-        VttTrainConfig(model="ttnet", diff=False).default_run_name(),
-        VttTrainConfig(model="ttnet", mtm=False, aux=False).default_run_name(),
-        VttTrainConfig(model="ttnet-base", diff=False, mtm=False, aux=False).default_run_name(),
+        name(model="ttnet"),
+        name(model="ttnet", diff=False),
+        name(model="ttnet", mtm=False, aux=False),
+        name(model="ttnet-base", diff=False, mtm=False, aux=False),
     }
     assert names == {"ttnet", "ttnet-no-diff", "ttnet-no-mtm-no-aux", "ttnet-base"}
     with pytest.raises(ValueError, match="no Diff"):
-        VttTrainConfig(model="ttnet-base")
+        VttTrainConfig(model=ModelConfig(model="ttnet-base"))
+    assert model_config("ttnet-base", "tiny") == ModelConfig(
+        model="ttnet-base", encoder="tvr-tiny", dim=64, heads=4, diff=False, mtm=False, aux=False
+    )
+    assert model_config("ttnet", ablated=["mtm"], dim=256).mtm is False
+    with pytest.raises(ValueError, match="ablation of ttnet"):
+        model_config("glacnet", ablated=["diff"])
+
+
+def test_config_json_holds_the_model_as_one_table():
+    config = train_config("d", model_config("glacnet", "tiny", cascade=False), epochs=3)
+    saved = config.to_dict()
+    assert saved["model"]["model"] == "glacnet" and saved["model"]["cascade"] is False
+    assert saved["epochs"] == 3 and "dim" not in saved
+    assert VttTrainConfig.from_dict(saved) == config
+    other = train_config("./d/", model_config("glacnet", "tiny", cascade=False, dim=32))
+    assert other.differences(config) == ["model.dim (32 there, 64 here)"]
 
 
 def test_warmup_then_linear_decay():

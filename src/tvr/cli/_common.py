@@ -116,22 +116,32 @@ def given_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, A
     return {name: value for name, value in values.items() if value is not None}
 
 
-def add_run_options(p: argparse.ArgumentParser, output_dir: str, run_name: str) -> None:
+def add_run_options(
+    p: argparse.ArgumentParser, output_dir: str, run_name: str, devices: str = "1"
+) -> None:
     """The options of a training run folder (tvr.training.run_config.RunConfig's fields) that
     every `train` command shares: time limit, seed, loaders, hardware, folder, logging, resume.
-    `output_dir`, `run_name`: the defaults the help names."""
+    `output_dir`, `run_name`, `devices`: the defaults the help names."""
     p.add_argument("--max-minutes", type=positive_float, help="stop fitting after this long")
     p.add_argument("--seed", type=non_negative_int)
     p.add_argument("--workers", dest="num_workers", type=non_negative_int,
                    help="data loader workers")  # fmt: skip
     p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=devices_option, help="auto or a number (default 1)")
+    p.add_argument("--devices", type=devices_option, help=f"auto or a number (default {devices})")
     p.add_argument("--precision", choices=("auto", "32-true", "bf16-mixed", "16-mixed"))
     p.add_argument("--output-dir", help=f"folder of run folders (default {output_dir})")
     p.add_argument("--run-name", help=f"the run folder's name (default {run_name})")
     p.add_argument("--log-every-n-steps", type=positive_int)
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's)")
     p.add_argument("--no-resume", action="store_true", help="start over even if a run is there")
+
+
+def apply_threads(args: argparse.Namespace) -> None:
+    """Set torch's CPU threads to --threads of `add_run_options` (when given)."""
+    if getattr(args, "threads", None):
+        import torch
+
+        torch.set_num_threads(args.threads)
 
 
 def require(condition: bool, message: str) -> None:

@@ -12,7 +12,8 @@ from typing import Any
 
 from tvr.cli._common import (
     add_file_overwrite_option,
-    devices_option,
+    add_run_options,
+    apply_threads,
     given_options,
     non_negative_float,
     non_negative_int,
@@ -85,7 +86,6 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resize", choices=("crop", "squash"),
                    help="images to the square input: CLIP's centre crop (default) or squash")  # fmt: skip
     p.add_argument("--epochs", type=positive_int, help="default 50")
-    p.add_argument("--max-minutes", type=positive_float, help="stop fitting after this long")
     p.add_argument("--batch-size", type=positive_int, help="default 32")
     p.add_argument("--lr", type=positive_float, help="the lr after warm-up (default 2e-4)")
     p.add_argument("--warmup-steps", type=non_negative_int, help="default 2000 (the paper's)")
@@ -99,20 +99,10 @@ def register_models(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dropout", type=non_negative_float, help="default 0.1")
     p.add_argument("--max-steps", type=positive_int, help="most clips predicted (default 7)")
     p.add_argument("--min-steps", type=non_negative_int, help="fewest clips predicted (default 1)")
-    p.add_argument("--seed", type=non_negative_int, help="default 0")
-    p.add_argument("--workers", dest="num_workers", type=non_negative_int,
-                   help="data loader workers (default 0)")  # fmt: skip
-    p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--devices", type=devices_option, help="auto or a number of devices")
-    p.add_argument("--precision", help="auto (mixed on GPUs; default), 32-true, bf16-mixed, ...")
+    add_run_options(p, "runs", "MODEL-STRATEGY", devices="auto")
     p.add_argument("--feature-cache", help="the feature cache folder (default DATASET/features)")
     p.add_argument("--feature-batch-size", type=positive_int, help="images per encoder batch "
                    "when features are computed (default 64)")  # fmt: skip
-    p.add_argument("--output-dir", help="where run folders go (default runs)")
-    p.add_argument("--run-name", help="the run folder's name (default MODEL-STRATEGY)")
-    p.add_argument("--log-every-n-steps", type=positive_int)
-    p.add_argument("--no-resume", action="store_true", help="start over (refused if the folder "
-                   "holds another run)")  # fmt: skip
     p.add_argument("--no-predict", action="store_true", help="write no test predictions")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=train_command)
@@ -171,6 +161,7 @@ def train_command(args: argparse.Namespace) -> int:
     from tvr.tranco.train.run import PREDICT_SPLIT, predictions_path, train
 
     config = config_from_args(args)
+    apply_threads(args)
     try:
         run_dir = train(config, progress_bar=not args.quiet, predict=not args.no_predict)
     except ValueError as err:
@@ -198,7 +189,13 @@ def predict_command(args: argparse.Namespace) -> int:
                             "training run)", "`tvr tranco train --clip-weights`",
                             trained.config.encoder_seed)  # fmt: skip
     count = write_split_predictions(
-        trained, dataset, args.split, args.candidates, args.out, _torch_device(args), args.feature_cache,
+        trained,
+        dataset,
+        args.split,
+        args.candidates,
+        args.out,
+        _torch_device(args),
+        args.feature_cache,
         progress=not args.quiet,
     )
     print(f"wrote {count} predictions of {args.split} ({args.candidates} candidates) to {args.out}")

@@ -107,7 +107,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from tvr.cli._common import (
-    lenient_problems,
+        lenient_problems,
         lenient_summary,
         print_lenient_note,
         print_result,
@@ -373,9 +373,9 @@ def ratings_command(args: argparse.Namespace) -> int:
 
 
 # --- models: train, predict, the nearest-neighbour baseline ------------------------------------
-#: train option -> VttTrainConfig field, for the options that map one to one
-_TRAIN_FIELDS = (
-    "model", "encoder", "encoder_weights", "encoder_seed", "dim", "heads", "vocab", "aux_weights",
+#: train option -> VttTrainConfig field, for the options that map one to one (the model's options
+#: are tvr.vtt.train.config.MODEL_OPTIONS)
+_RUN_FIELDS = (
     "epochs", "max_minutes", "batch_size", "lr", "warmup_steps", "weight_decay", "seed",
     "num_workers", "accelerator", "devices", "precision", "output_dir", "run_name",
     "feature_cache", "predict_split", "decode", "beam_size", "log_every_n_steps",
@@ -390,7 +390,7 @@ def register_models(sub: argparse._SubParsersAction) -> None:
 
 def _register_train(sub: argparse._SubParsersAction) -> None:
     """`tvr vtt train`."""
-    from tvr.cli._common import non_negative_int, positive_float, positive_int
+    from tvr.cli._common import add_run_options, non_negative_int, positive_float, positive_int
 
     p = sub.add_parser(
         "train",
@@ -422,7 +422,9 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--train-encoder", action="store_true",
                    help="train the image encoder too (default: frozen, features cached)")  # fmt: skip
     p.add_argument("--dim", type=positive_int, help="model width (default: the --model-size's)")
-    p.add_argument("--heads", type=positive_int, help="attention heads (default: the --model-size's)")
+    p.add_argument(
+        "--heads", type=positive_int, help="attention heads (default: the --model-size's)"
+    )
     p.add_argument("--vocab", choices=("clip", "train"),
                    help="clip: the decoder reads and predicts all 49,408 CLIP ids (the paper; "
                    "default); train: only the ids of the training descriptions (much faster on "
@@ -433,27 +435,16 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cascade", action="store_true",
                    help="GLACNet: start every description's decoder afresh")  # fmt: skip
     p.add_argument("--epochs", type=positive_int, help="default 50")
-    p.add_argument("--max-minutes", type=positive_float,
-                   help="stop fitting after this many minutes")  # fmt: skip
     p.add_argument("--batch-size", type=positive_int, help="default 32")
     p.add_argument("--lr", type=positive_float, help="peak learning rate (default 1e-4)")
     p.add_argument("--warmup-steps", type=non_negative_int, help="default 2000")
     p.add_argument("--weight-decay", type=float, help="default 1e-3")
-    p.add_argument("--seed", type=int, help="default 0")
-    p.add_argument("--workers", dest="num_workers", type=non_negative_int,
-                   help="data loader workers (default 0)")  # fmt: skip
-    p.add_argument("--accelerator", choices=("auto", "cpu", "gpu"), help="default auto")
-    p.add_argument("--devices", type=positive_int, help="default 1")
-    p.add_argument("--precision", help="a Lightning precision, or auto (default)")
-    p.add_argument("--output-dir", help="where run folders go (default runs)")
-    p.add_argument("--run-name", help="the run folder's name (default: the model, e.g. "
-                   "ttnet-no-diff)")  # fmt: skip
+    add_run_options(p, "runs", "the model, e.g. ttnet-no-diff")
     p.add_argument("--feature-cache", help="folder of the feature cache (default "
                    "OUTPUT_DIR/features)")  # fmt: skip
     p.add_argument("--predict-split", choices=("train", "val", "test"),
                    help="split of predictions.jsonl (default test)")  # fmt: skip
     _decode_options(p, sampling=False)
-    p.add_argument("--log-every-n-steps", type=positive_int, help="default 50")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=train_command)
 
@@ -530,29 +521,20 @@ def _decode_options(p: argparse.ArgumentParser, sampling: bool) -> None:
 
 
 def train_command(args: argparse.Namespace) -> int:
-    from tvr.cli._common import given_options, needs_extra
+    from tvr.cli._common import apply_threads, given_options, needs_extra
     from tvr.core.errors import UserError
 
     with needs_extra("training needs the train and clip extras"):
-        from tvr.vtt.models.config import PRESETS, part_defaults
-        from tvr.vtt.train.config import VttTrainConfig
+        from tvr.vtt.train.config import MODEL_OPTIONS, model_config, train_config
         from tvr.vtt.train.run import train
-    ablated = [p for p in ("diff", "mtm", "aux") if getattr(args, f"no_{p}")]
-    if ablated and args.model != "ttnet":
-        raise UserError(f"--no-{ablated[0]} is an ablation of ttnet; {args.model} has no "
-                        "Diff, MTM or Aux")  # fmt: skip
-    if args.no_cascade and args.model != "glacnet":
-        raise UserError("--no-cascade is a GLACNet option")
-    values = {**PRESETS[args.model_size], **part_defaults(args.model)}
-    values.update({p: False for p in ablated})
-    values["data"] = str(args.data)
-    if args.train_encoder:
-        values["freeze_encoder"] = False
-    if args.no_cascade:
-        values["cascade"] = False
-    values.update(given_options(args, _TRAIN_FIELDS))
+    apply_threads(args)
     try:
-        config = VttTrainConfig(**values)
+        model = model_config(args.model, args.model_size,
+                             [p for p in ("diff", "mtm", "aux") if getattr(args, f"no_{p}")],
+                             args.train_encoder, not args.no_cascade,
+                             **given_options(args, MODEL_OPTIONS))  # fmt: skip
+        config = train_config(args.data, model, resume=not args.no_resume,
+                              **given_options(args, _RUN_FIELDS))  # fmt: skip
     except ValueError as err:
         raise UserError(str(err)) from None
     run_dir = train(config, progress_bar=not args.quiet)
@@ -592,8 +574,9 @@ def baseline_command(args: argparse.Namespace) -> int:
 
         _check_prediction_file(args.out)
         found = random_predictions(args.data, args.split, args.seed)
-        return _write_prediction_file(args.out, found, random_settings(args.data, args.split,
-                                                                       args.seed))
+        return _write_prediction_file(
+            args.out, found, random_settings(args.data, args.split, args.seed)
+        )
     with needs_extra("the baseline needs the clip extra"):
         from tvr.vtt.eval.baselines import NearestConfig, nearest_predictions
     _check_prediction_file(args.out)

@@ -99,15 +99,27 @@ class RunConfig:
 
     def differences(self, other: RunConfig) -> list[str]:
         """`field (X there, Y here)` for each field outside RESUMABLE_FIELDS in which `other`
-        differs: empty when `other` is the same run (and may resume it)."""
-        mine, theirs = self.to_dict(), other.to_dict()
+        differs: empty when `other` is the same run (and may resume it). A field holding a
+        table (a nested dataclass) is compared key by key, named `field.key` (so may
+        PATH_FIELDS name it)."""
+        mine, theirs = (_flat({k: v for k, v in c.to_dict().items()
+                               if k not in self.RESUMABLE_FIELDS}) for c in (self, other))  # fmt: skip
         out = []
-        for name in mine:
-            if name in self.RESUMABLE_FIELDS:
-                continue
-            a, b = mine[name], theirs.get(name)
+        for name in [*mine, *(k for k in theirs if k not in mine)]:
+            a, b = mine.get(name), theirs.get(name)
             if name in self.PATH_FIELDS and a is not None and b is not None:
                 a, b = os.path.normpath(a), os.path.normpath(b)
             if a != b:
-                out.append(f"{name} ({mine[name]!r} there, {theirs.get(name)!r} here)")
+                out.append(f"{name} ({mine.get(name)!r} there, {theirs.get(name)!r} here)")
         return out
+
+
+def _flat(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """`values` with each nested table's keys lifted to `name.key`."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, dict) and value:
+            out.update(_flat(value, f"{prefix}{name}."))
+        else:
+            out[prefix + name] = value
+    return out

@@ -54,7 +54,7 @@ class VttModule(L.LightningModule):
                                    "encoder_dim": encoder_dim})  # fmt: skip
         self.config = VttTrainConfig.from_dict(config)
         self.labels = LabelSpace.from_dict(labels)
-        self.model = build_model(self.config.model_config(), encoder_dim,
+        self.model = build_model(self.config.model, encoder_dim,
                                  len(self.labels.topics), len(self.labels.categories),
                                  self.labels.token_ids)  # fmt: skip
         self._pairs: list[tuple[str, str]] = []

@@ -38,7 +38,7 @@ def predict(
     """id -> the N descriptions decoded for each `split` sample of the folder `data`; a frozen
     encoder without a weights file gets one warning line on stderr (unless not `warn_random`)."""
     cfg: VttTrainConfig = module.config
-    model_cfg = cfg.model_config()
+    model_cfg = cfg.model
     if warn_random and model_cfg.freeze_encoder:  # a trained encoder is in the checkpoint
         warn_if_random(model_cfg.encoder_spec(), option="`tvr vtt train --encoder-weights`")
     cache = Path(feature_cache) if feature_cache is not None else cfg.cache_dir

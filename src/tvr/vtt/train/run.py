@@ -40,13 +40,13 @@ def train(
         check_run_dir(run_dir, config, VttTrainConfig.load)
     except ValueError as err:
         raise UserError(str(err)) from None
-    model_config = config.model_config()
+    model_config = config.model
     import open_clip  # noqa: F401  (a missing clip extra is said before anything else)
 
     warn_if_random(model_config.encoder_spec(), trained=not model_config.freeze_encoder)
     device = "cuda" if config.accelerator != "cpu" and torch.cuda.is_available() else "cpu"
     splits = ["train", "val"]
-    samples = VttSamples(config.data, config.model_config(), splits, config.cache_dir,
+    samples = VttSamples(config.data, config.model, splits, config.cache_dir,
                          encode_batch_size=config.encode_batch_size, device=device)  # fmt: skip
     for split in splits:
         if len(samples.sets[split]) == 0:
