@@ -428,6 +428,10 @@ class RasterRenderer:
 
     def render_mask(self, desc: SceneDescription) -> np.ndarray:
         """The object-index mask (H, W) int16, -1 where no object shows (pixel-centre samples)."""
+        with self.ctx:  # its own context current: another renderer of the process may have its own
+            return self._render_mask(desc)
+
+    def _render_mask(self, desc: SceneDescription) -> np.ndarray:
         import moderngl
 
         ctx, prog = self.ctx, self.index
@@ -489,6 +493,10 @@ class RasterRenderer:
 
     def render_image(self, desc: SceneDescription) -> np.ndarray:
         """The colour image (H, W, 3) uint8."""
+        with self.ctx:  # its own context current (see render_mask)
+            return self._render_image(desc)
+
+    def _render_image(self, desc: SceneDescription) -> np.ndarray:
         import moderngl
 
         ctx, prog = self.ctx, self.shade
