@@ -33,20 +33,18 @@ def _has_lmms_eval() -> bool:
 
 
 def _lmms_python():
-    """A Python with lmms-eval: this one, else TVR_LMMS_PYTHON (default /tmp/lmms-venv's, then
-    /tmp/lmmsvenv's: 0.7.3 needs filelock<4, so it lives in its own venv), or None."""
+    """A Python with lmms-eval: this one, else TVR_LMMS_PYTHON (0.7.3 needs filelock<4, so it
+    lives in a venv of its own), or None. Opt-in: a venv left on the machine is not picked up by
+    itself, since the end-to-end runs take minutes."""
     if _has_lmms_eval():
         return sys.executable
-    for found in (os.environ.get("TVR_LMMS_PYTHON"), "/tmp/lmms-venv/bin/python",
-                  "/tmp/lmmsvenv/bin/python"):  # fmt: skip
-        if found and os.path.isfile(found):
-            return found
-    return None
+    found = os.environ.get("TVR_LMMS_PYTHON")
+    return found if found and os.path.isfile(found) else None
 
 
 needs_lmms = pytest.mark.skipif(
     _lmms_python() is None,
-    reason="lmms-eval is not importable here nor in TVR_LMMS_PYTHON (default /tmp/lmms-venv) "
+    reason="lmms-eval is not importable here nor in TVR_LMMS_PYTHON "
     "(not in the test extra: python3.11 -m venv /tmp/lmms-venv; /tmp/lmms-venv/bin/pip install "
     "lmms-eval==0.7.3 'filelock<4')",
 )  # fmt: skip
