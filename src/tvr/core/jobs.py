@@ -415,18 +415,34 @@ def _pool_round(task, ctx, q, n, threads, jobs, again: list[Any], report) -> Non
 
 
 def _submit(pool: ProcessPoolExecutor, job: Any) -> Any:
-    """pool.submit, with SIGINT blocked while it may start worker processes: a spawned worker
-    keeps the blocked signal through exec, so a Ctrl-C at the terminal (sent to the whole
-    process group) reaches only the driver, which stops the workers; without it each worker
-    still importing prints its own KeyboardInterrupt traceback. The driver's own Ctrl-C is
-    delivered as soon as the mask is restored."""
-    if not hasattr(signal, "pthread_sigmask"):
+    """pool.submit, with Ctrl-C held back while it may start worker processes.
+
+    SIGINT is blocked in this thread, and a spawned worker keeps the blocked signal through
+    exec, so a Ctrl-C at the terminal (sent to the whole process group) reaches only the driver,
+    which stops the workers; without it each worker still importing prints its own
+    KeyboardInterrupt traceback. Blocking in this thread is not enough for the driver: the
+    kernel may hand the signal to another of its threads (the pool's manager, the queue's
+    feeder), and Python would then raise KeyboardInterrupt here between starting a worker and
+    writing it its start-up data; that worker then dies on an EOFError traceback. So the Python
+    handler only notes the signal meanwhile, and KeyboardInterrupt is raised once the worker
+    has what it needs."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
         return pool.submit(_pool_build, job)
+    noted: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         return pool.submit(_pool_build, job)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, handler)
+        if noted:
+            if callable(handler):
+                handler(signal.SIGINT, None)
+            elif handler == signal.SIG_DFL:
+                raise KeyboardInterrupt
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
