@@ -266,8 +266,8 @@ def test_fast_prediction_readers_take_plain_files_only(tmp_path, samples, settin
 
 @pytest.mark.parametrize("odd_ids", [False, True])
 def test_detail_bytes_equal_the_dict_records(tmp_path, samples, odd_ids):
-    if odd_ids:  # ids orjson escapes, or not ASCII, or empty
-        odd = ['q"uote', "back\\slash", "tab\tid", "\u00fcn\u00ef", "", "nul\x00"]
+    if odd_ids:  # ids orjson escapes, or not ASCII
+        odd = ['q"uote', "back\\slash", "tab\tid", "\u00fcn\u00ef", "nul\x00"]
         samples = [replace(x, id=odd[i]) if i < len(odd) else x for i, x in enumerate(samples)]
     path = tmp_path / "samples.jsonl"
     write_samples(path, samples)
@@ -498,6 +498,12 @@ def test_read_only_folder_for_real(tmp_path, samples):
         lambda d: {**d, "final": [{**d["final"][0], "position": [41, 0]}, *d["final"][1:]]},
         lambda d: {**d, "final": [{**d["final"][0], "size": "huge"}, *d["final"][1:]]},
         lambda d: {**d, "id": "t5-0000-00001"},  # the id of the next line: appears twice
+        lambda d: {**d, "id": ""},
+        *(  # positions that unpack into two items, or not
+            lambda d, pos=pos: {**d, "objects": [{**d["objects"][0], "position": pos},
+                                                 *d["objects"][1:]]}  # fmt: skip
+            for pos in ("12", {"x": 1, "y": 2}, [1, 2, 3], [1], 7, [True, 2], [1, 2.0], [-41, 0])
+        ),
     ],
 )
 def test_bad_samples_give_the_errors_of_read_samples(tmp_path, samples, edit):

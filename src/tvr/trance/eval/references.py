@@ -42,7 +42,6 @@ import hashlib
 import os
 import tempfile
 import zipfile
-from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,11 +51,10 @@ import numpy as np
 import orjson
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.jsonl import BOM, input_file, parse_json
+from tvr.core.jsonl import input_file, iter_jsonl
 from tvr.core.manifest import sha256_file
 from tvr.trance.data.files import sample_from_record
 from tvr.trance.data.sample import FORMAT as SAMPLE_FORMAT
-from tvr.trance.data.sample import Sample
 from tvr.trance.eval.metrics import PAD, ReferenceTable, _setting
 from tvr.trance.world import vocab
 from tvr.trance.world.simulator import NUM_COLS, order_sensitive_batch
@@ -71,6 +69,8 @@ _COLOR = {n: i for i, n in enumerate(vocab.COLORS)}
 _MATERIAL = {n: i for i, n in enumerate(vocab.MATERIALS)}
 _SHAPE = {n: i for i, n in enumerate(vocab.SHAPES)}
 _VALUE = vocab.VALUE_INDEX
+#: the grid coordinates, for a membership test (the int type is checked apart: True == 1)
+_GRID = frozenset(range(vocab.GRID_MIN, vocab.GRID_MAX + 1))
 
 
 def cache_path(samples_path: str | Path) -> Path:
@@ -165,30 +165,38 @@ class RowIndex(Mapping):
 
 # --- reading a samples.jsonl ---------------------------------------------------------------------
 class _Builder:
-    """Collects the arrays of one samples file, line by line."""
+    """Collects the arrays of one samples file, line by line (in lists: one conversion to arrays
+    at the end costs less than converting each record's numbers as they come)."""
 
     def __init__(self) -> None:
         self.ids: list[str] = []
-        self.cells = array("h")  # init then final, 120 per sample
-        self.objs = array("b")
-        self.values = array("b")
-        self.opt_rows = array("q")
-        self.opt_values = array("b")
-        self.view = array("b")
+        self.cells: list[int] = []  # init then final, 120 per sample
+        self.steps: list[int] = []  # objs then values, 2 * _K per sample, padded
+        self.opt_rows: list[int] = []
+        self.opt_values: list[int] = []
+        self.view: list[int] = []
         self.bad_views: list[list[Any]] = []
 
     def add_record(self, path: Path, lineno: int, d: Any) -> None:
-        got = _plain_record(d)
+        cells = self.cells
+        mark = len(cells)
+        got = _plain_record(d, cells)
         if got is None:  # anything unusual: the full validation, with its located error
-            got = _from_sample(sample_from_record(path, lineno, d))
-        sid, cells, objs, values, accepted = got
-        row = len(self.ids)
+            del cells[mark:]
+            s = sample_from_record(path, lineno, d)
+            cells += s.initial_array.ravel().tolist()
+            cells += s.final_array.ravel().tolist()
+            got = (s.id, [st.obj for st in s.steps], [st.value for st in s.steps],
+                   list(s.steps[0].accepted))  # fmt: skip
+        sid, objs, values, accepted = got
+        self.opt_rows += [len(self.ids)] * len(accepted)
         self.ids.append(sid)
-        self.cells.extend(cells)
-        self.objs.extend(objs + [-1] * (_K - len(objs)))
-        self.values.extend(values + [PAD] * (_K - len(values)))
-        self.opt_rows.extend([row] * len(accepted))
-        self.opt_values.extend(accepted)
+        pad = _K - len(objs)
+        self.steps += objs
+        self.steps += _NO_OBJS[:pad]
+        self.steps += values
+        self.steps += _NO_VALUES[:pad]
+        self.opt_values += accepted
         own = d.get("view") if isinstance(d, dict) else None
         if isinstance(own, str):
             if own in VIEWS:
@@ -201,13 +209,11 @@ class _Builder:
 
     def arrays(self) -> SampleArrays:
         n = len(self.ids)
-        cells = np.frombuffer(self.cells, dtype=np.int16).reshape(n, 2, _N_OBJ, NUM_COLS)
-        objs = np.frombuffer(self.objs, dtype=np.int8).reshape(n, _K).copy()
-        values = np.frombuffer(self.values, dtype=np.int8).reshape(n, _K).copy()
+        cells = np.array(self.cells, dtype=np.int16).reshape(n, 2, _N_OBJ, NUM_COLS)
+        steps = np.array(self.steps, dtype=np.int8).reshape(n, 2, _K)
+        objs, values = steps[:, 0].copy(), steps[:, 1].copy()
         options = np.zeros((n, _NV), dtype=bool)
-        options[
-            np.frombuffer(self.opt_rows, dtype=np.int64), np.frombuffer(self.opt_values, np.int8)
-        ] = True
+        options[np.array(self.opt_rows, dtype=np.int64), np.array(self.opt_values, np.int8)] = True
         order = order_sensitive_batch(cells[:, 0], objs.astype(np.int64), values.astype(np.int64))
         return SampleArrays(
             self.ids,
@@ -217,42 +223,40 @@ class _Builder:
             values,
             options,
             order,
-            np.frombuffer(self.view, dtype=np.int8).copy(),
+            np.array(self.view, dtype=np.int8),
             self.bad_views,
         )
 
 
-def _cells(objects: Any) -> list[int]:
-    """The 60 state cells of a well-formed object list (what objects_to_array makes); raises
-    KeyError/TypeError/ValueError on anything else."""
+_NO_OBJS, _NO_VALUES = [-1] * _K, [PAD] * _K
+
+
+def _cells(objects: Any, out: list[int]) -> None:
+    """Append the 60 state cells of a well-formed object list (what objects_to_array makes) to
+    `out`; raises KeyError/TypeError/ValueError on anything else (`out` then holds a part)."""
     if type(objects) is not list or len(objects) != _N_OBJ:
         raise ValueError
-    out: list[int] = []
     for o in objects:
-        pos = o["position"]
-        if type(pos) is not list or len(pos) != 2:
-            raise ValueError
-        x, y = pos
-        if type(x) is not int or type(y) is not int:
-            raise ValueError
-        if not (vocab.GRID_MIN <= x <= vocab.GRID_MAX and vocab.GRID_MIN <= y <= vocab.GRID_MAX):
+        x, y = o["position"]  # ValueError unless two items; the types are checked next
+        if type(x) is not int or type(y) is not int or x not in _GRID or y not in _GRID:
             raise ValueError
         out += (x, y, _SIZE[o["size"]], _COLOR[o["color"]], _MATERIAL[o["material"]],
                 _SHAPE[o["shape"]])  # fmt: skip
-    return out
 
 
-def _plain_record(d: Any) -> tuple[str, list[int], list[int], list[int], list[int]] | None:
-    """(id, cells, objs, values, accepted values of step 1) of a record that passes every check
-    of `sample_from_record` in the plain way tvr writes it; None sends it to the full check."""
+def _plain_record(d: Any, cells: list[int]) -> tuple[str, list[int], list[int], list[int]] | None:
+    """(id, objs, values, accepted values of step 1) of a record that passes every check of
+    `sample_from_record` in the plain way tvr writes it, its 120 state cells appended to
+    `cells`; None sends it to the full check (`cells` then holds a part)."""
     try:
         if type(d) is not dict or d["format"] != SAMPLE_FORMAT:
             return None
         sid = d["id"]
         steps = d["steps"]
-        if type(sid) is not str or type(steps) is not list or not 1 <= len(steps) <= _K:
+        if type(sid) is not str or not sid or type(steps) is not list or not 1 <= len(steps) <= _K:
             return None
-        cells = _cells(d["objects"]) + _cells(d["final"])
+        _cells(d["objects"], cells)
+        _cells(d["final"], cells)
         objs, values = [], []
         accepted: list[int] = []
         for k, st in enumerate(steps):
@@ -272,18 +276,7 @@ def _plain_record(d: Any) -> tuple[str, list[int], list[int], list[int], list[in
                 accepted = options or [value]
     except (KeyError, TypeError, ValueError):
         return None
-    return sid, cells, objs, values, accepted
-
-
-def _from_sample(s: Sample) -> tuple[str, list[int], list[int], list[int], list[int]]:
-    cells = s.initial_array.ravel().tolist() + s.final_array.ravel().tolist()
-    return (
-        s.id,
-        cells,
-        [st.obj for st in s.steps],
-        [st.value for st in s.steps],
-        list(s.steps[0].accepted),
-    )
+    return sid, objs, values, accepted
 
 
 def _check_unique(path: Path, ids: list[str]) -> None:
@@ -307,14 +300,8 @@ def parse_samples(path: str | Path) -> tuple[SampleArrays, str]:
     path = input_file(path)
     digest = hashlib.sha256()
     build = _Builder()
-    with path.open("rb") as f:
-        for lineno, line in enumerate(f, start=1):
-            digest.update(line)
-            if lineno == 1 and line.startswith(BOM):
-                line = line[len(BOM):]
-            if not line.strip():
-                continue
-            build.add_record(path, lineno, parse_json(line, path, lineno))
+    for lineno, d in iter_jsonl(path, digest=digest):
+        build.add_record(path, lineno, d)
     if not build.ids:
         raise InputError(path, None, None, "no samples (the file is empty)")
     _check_unique(path, build.ids)
