@@ -499,6 +499,9 @@ def test_read_only_folder_for_real(tmp_path, samples):
         lambda d: {**d, "final": [{**d["final"][0], "size": "huge"}, *d["final"][1:]]},
         lambda d: {**d, "id": "t5-0000-00001"},  # the id of the next line: appears twice
         lambda d: {**d, "id": ""},
+        lambda d: {**d, "steps": [d["steps"][0], {**d["steps"][0], "options": ["colour.red"]}]},
+        lambda d: {**d, "steps": [d["steps"][0], {**d["steps"][0], "options": "color.red"}]},
+        lambda d: {**d, "steps": [d["steps"][0], [1, "color.red"]]},
         *(  # positions that unpack into two items, or not
             lambda d, pos=pos: {**d, "objects": [{**d["objects"][0], "position": pos},
                                                  *d["objects"][1:]]}  # fmt: skip

@@ -229,6 +229,8 @@ class _Builder:
 
 
 _NO_OBJS, _NO_VALUES = [-1] * _K, [PAD] * _K
+_NO_OPTIONS: list[str] = []
+_INT, _LIST = {int}, {list}
 
 
 def _cells(objects: Any, out: list[int]) -> None:
@@ -257,23 +259,17 @@ def _plain_record(d: Any, cells: list[int]) -> tuple[str, list[int], list[int], 
             return None
         _cells(d["objects"], cells)
         _cells(d["final"], cells)
-        objs, values = [], []
-        accepted: list[int] = []
-        for k, st in enumerate(steps):
-            if type(st) is not dict:
-                return None
-            obj = st["obj"]
-            if type(obj) is not int or not 0 <= obj < _N_OBJ:
-                return None
-            value = _VALUE[st["value"]]
-            options = st.get("options", [])
-            if type(options) is not list:
-                return None
-            options = [_VALUE[o] for o in options]
-            objs.append(obj)
-            values.append(value)
-            if k == 0:
-                accepted = options or [value]
+        objs = [st["obj"] for st in steps]  # TypeError unless every step is an object
+        if set(map(type, objs)) != _INT or min(objs) < 0 or max(objs) >= _N_OBJ:
+            return None
+        values = [_VALUE[st["value"]] for st in steps]
+        option_lists = [st.get("options", _NO_OPTIONS) for st in steps]
+        if set(map(type, option_lists)) != _LIST:
+            return None
+        accepted = [_VALUE[o] for o in option_lists[0]] or values[:1]
+        for options in option_lists[1:]:
+            for o in options:
+                _VALUE[o]  # a KeyError if not a value name
     except (KeyError, TypeError, ValueError):
         return None
     return sid, objs, values, accepted
