@@ -503,8 +503,7 @@ def test_read_only_folder_for_real(tmp_path, samples):
         lambda d: {**d, "steps": [d["steps"][0], {**d["steps"][0], "options": "color.red"}]},
         lambda d: {**d, "steps": [d["steps"][0], [1, "color.red"]]},
         *(  # positions that unpack into two items, or not
-            lambda d, pos=pos: {**d, "objects": [{**d["objects"][0], "position": pos},
-                                                 *d["objects"][1:]]}  # fmt: skip
+            lambda d, pos=pos: {**d, "objects": [{**d["objects"][0], "position": pos}, *d["objects"][1:]]}
             for pos in ("12", {"x": 1, "y": 2}, [1, 2, 3], [1], 7, [True, 2], [1, 2.0], [-41, 0])
         ),
     ],
