@@ -15,10 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from tvr.trance.choices import BALANCE_SCOPES
 from tvr.trance.data.files import read_samples
 from tvr.trance.sampling.balance import BalanceCounts
 from tvr.trance.sampling.jobs import GenerateConfig, generate
-from tvr.trance.sampling.sampler import BALANCE_SCOPES, SamplerConfig
+from tvr.trance.sampling.sampler import SamplerConfig
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ with one line and exit 130 (no KeyboardInterrupt traceback)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import subprocess
@@ -47,21 +48,48 @@ def test_lazy_and_full_trees_parse_alike() -> None:
     assert list(sub.choices) == [name for name, _, _ in COMMANDS]
 
 
-HELP_COMMANDS = [["--help"], ["evaluate", "--help"], ["clevrer", "evaluate", "--help"],
-                 ["vtt", "evaluate", "--help"]]  # fmt: skip
+def _help_paths(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """The argv path of `parser` and of every sub-command under it, depth first."""
+    yield path
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _help_paths(child, (*path, name))
 
 
-@pytest.mark.parametrize("argv", HELP_COMMANDS)
-def test_help_imports_no_heavy_module(argv: list[str]) -> None:
+@functools.cache
+def _all_help_paths() -> tuple[tuple[str, ...], ...]:
+    """Every command and sub-command of the fully built tree (its plugin groups too)."""
+    return tuple(_help_paths(build_parser()))
+
+
+#: one case per top-level command (all its sub-commands), and one for `tvr --help` with any
+#: command that is none of COMMANDS (a plugin benchmark's group)
+HELP_CASES = ["", *(name for name, _, _ in COMMANDS)]
+
+
+@pytest.mark.parametrize("command", HELP_CASES)
+def test_help_imports_no_heavy_module(command: str) -> None:
+    """`tvr ... --help` of every command and sub-command under `command`, each in a fresh
+    interpreter (one help's imports must not hide another's), imports none of HEAVY."""
+    names = {name for name, _, _ in COMMANDS}
+    paths = [p for p in _all_help_paths()
+             if (p[:1] == (command,) if command else not p or p[0] not in names)]  # fmt: skip
+    assert paths
     code = (
         "import sys\nfrom tvr.cli import main\ntry:\n    main(sys.argv[1:])\n"
         "except SystemExit:\n    pass\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", code, *argv], env=_env(), capture_output=True,
-                          text=True, timeout=120, check=True)  # fmt: skip
-    assert "usage: tvr" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    heavy = {}
+    for path in paths:
+        done = subprocess.run([sys.executable, "-c", code, *path, "--help"], env=_env(),
+                              capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+        assert f"usage: {' '.join(('tvr', *path))}" in done.stdout, done.stdout[:500]
+        seen = done.stdout.strip().splitlines()[-1]
+        if seen != "[]":
+            heavy[" ".join(path)] = seen
+    assert heavy == {}
 
 
 def test_an_interrupt_while_a_command_module_imports_is_one_line(monkeypatch, capsys) -> None:

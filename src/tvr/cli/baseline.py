@@ -7,8 +7,7 @@ from pathlib import Path
 
 from tvr.cli._common import add_data_option, add_file_overwrite_option
 from tvr.core.jsonl import write_jsonl
-from tvr.trance.data.files import read_samples, samples_file, setting_of_data
-from tvr.trance.eval.baselines import BASELINES, predict
+from tvr.trance.choices import BASELINES
 from tvr.trance.world.vocab import SETTINGS
 
 
@@ -35,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.files import read_samples, samples_file, setting_of_data
+    from tvr.trance.eval.baselines import predict
+
     path = samples_file(args.data, args.split)
     setting = setting_of_data(path, args.setting)
     samples = read_samples(path)

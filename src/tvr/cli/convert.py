@@ -12,8 +12,6 @@ from pathlib import Path
 from tvr.cli._common import add_file_overwrite_option, size_option
 from tvr.core.errors import UserError
 from tvr.core.jsonl import write_jsonl
-from tvr.trance.data.files import read_samples, write_samples
-from tvr.trance.data.release import read_release, sample_to_release
 from tvr.trance.world.vocab import SETTINGS
 
 
@@ -50,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.files import read_samples, write_samples
+    from tvr.trance.data.release import read_release, sample_to_release
+
     if (args.from_release and args.from_release.is_dir()) or (
         args.to_release and args.to_release.is_dir()
     ):

@@ -6,14 +6,9 @@ import argparse
 import time
 from pathlib import Path
 
-from rich.console import Console
-
 from tvr.cli._common import positive_int
 from tvr.core.jsonl import prepare_output_folder, write_jsonl
-from tvr.trance.data.files import read_samples
-from tvr.trance.eval.baselines import BASELINES, predict
-from tvr.trance.eval.evaluate import evaluate_files, print_summary
-from tvr.trance.sampling.jobs import GenerateConfig, generate
+from tvr.trance.choices import BASELINES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from tvr.trance.data.files import read_samples
+    from tvr.trance.eval.baselines import predict
+    from tvr.trance.eval.evaluate import evaluate_files, print_summary
+    from tvr.trance.sampling.jobs import GenerateConfig, generate
+
     console = Console(soft_wrap=True)  # a status line is one line, also when piped
     start = time.perf_counter()
     prepare_output_folder(args.out)

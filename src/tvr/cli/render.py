@@ -11,7 +11,6 @@ from tvr.cli._common import add_data_option
 from tvr.core.errors import InputError, UserError
 from tvr.core.jsonl import prepare_output_folder
 from tvr.core.progress import step_bar
-from tvr.trance.data.files import samples_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,6 +60,7 @@ def _read_samples(path: Path, limit: int | None) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.files import samples_file
     from tvr.trance.data.sample import image_name
     from tvr.trance.render import make_renderer, render_sample, write_images
     from tvr.trance.render.scene import SAMPLE_IMAGES

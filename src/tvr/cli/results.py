@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from tvr.cli._common import add_overwrite_option
-from tvr.trance.results.make import ResultsOptions, make_results
 from tvr.trance.world.vocab import SETTINGS
 
 
@@ -62,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.results.make import ResultsOptions, make_results
+
     opts = ResultsOptions(
         runs=list(args.runs),
         out=str(args.out),

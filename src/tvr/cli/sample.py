@@ -9,8 +9,7 @@ from pathlib import Path
 
 from tvr.cli._common import positive_int
 from tvr.core.errors import UserError
-from tvr.trance.sampling.jobs import GenerateConfig, generate
-from tvr.trance.sampling.sampler import BALANCE_SCOPES, SamplerConfig
+from tvr.trance.choices import BALANCE_SCOPES
 from tvr.trance.world.vocab import SETTINGS
 
 
@@ -73,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.sampling.jobs import GenerateConfig, generate
+    from tvr.trance.sampling.sampler import SamplerConfig
+
     options = {}
     if args.config:
         try:

@@ -14,12 +14,7 @@ from tvr.cli._common import (
 )
 from tvr.core.jsonl import write_jsonl
 from tvr.core.progress import step_bar
-from tvr.trance.data.files import read_samples, samples_file, setting_of_data
-from tvr.trance.perception.looks import LOOKS
-from tvr.trance.solver.matching import MATCHINGS
-from tvr.trance.solver.perception import PERCEPTIONS, make_perception
-from tvr.trance.solver.render_check import RENDER_CHECKS
-from tvr.trance.solver.solve import solve_all
+from tvr.trance.choices import LOOKS, MATCHINGS, PERCEPTIONS, RENDER_CHECKS
 from tvr.trance.world.vocab import SETTINGS, VIEWS
 
 
@@ -72,6 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvr.trance.data.files import read_samples, samples_file, setting_of_data
+    from tvr.trance.solver.perception import make_perception
+    from tvr.trance.solver.solve import solve_all
+
     path = samples_file(args.data, args.split)
     setting = setting_of_data(path, args.setting)
     samples = read_samples(path)

@@ -6,14 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.console import Console
-
 from tvr.cli._common import add_data_option, add_file_overwrite_option
 from tvr.core.errors import InputError
 from tvr.core.jsonl import write_json
-from tvr.trance.data.files import read_samples, samples_file
-from tvr.trance.report.tables import order_sensitive_line, stats_tables
-from tvr.trance.sampling.stats import balance_stats
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from tvr.trance.data.files import read_samples, samples_file
+    from tvr.trance.report.tables import order_sensitive_line, stats_tables
+    from tvr.trance.sampling.stats import balance_stats
+
     path = samples_file(args.data, args.split)
     samples = read_samples(path)
     if not samples:

@@ -88,6 +88,15 @@ def test_never_reads_the_reference(data, tmp_path):
     assert _score(data["event"], "event", preds, tmp_path)["metrics"]["Acc"] == 1.0
 
 
+@pytest.mark.parametrize("option", [{"matching": "best"}, {"render_check": "on"}])
+def test_an_unknown_matching_or_render_check_is_refused(data, option):
+    """The names `tvr solve` offers (tvr.trance.choices) are the ones `solve` takes."""
+    sample = json.loads(data["event"].read_text().splitlines()[0])
+    perception = GroundTruthPerception.from_samples([sample])
+    with pytest.raises(ValueError, match=f"unknown .*{next(iter(option.values()))!r}; known: "):
+        solve(sample, perception, setting="event", **option)
+
+
 def test_cli_writes_what_evaluate_scores(data, tmp_path, capsys):
     out = tmp_path / "pred.jsonl"
     assert main(["solve", "--data", str(data["view"]), "--out", str(out), "--matching", "rules",

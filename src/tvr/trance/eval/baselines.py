@@ -10,11 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from tvr.trance.choices import BASELINES
 from tvr.trance.data.sample import Sample
 from tvr.trance.world import vocab
 from tvr.trance.world.vocab import VIEWS
-
-BASELINES = ("oracle", "reversed", "random")
 
 
 def _rows(samples: list[Sample], setting: str) -> list[tuple[Sample, str | None]]:

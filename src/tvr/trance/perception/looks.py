@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-LOOKS = ("raster", "cycles")
+from tvr.trance.choices import LOOKS
+
 #: the file a scene parser run records its looks in
 LOOKS_FILE = "looks.json"
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from tvr.core.errors import UserError
 from tvr.core.typed_config import bounded, build_config
+from tvr.trance.choices import BALANCE_SCOPES
 from tvr.trance.data.sample import Sample, Step
 from tvr.trance.sampling.balance import BalanceCounts, balanced_choice, ngrams, sample_factors
 from tvr.trance.world import simulator as world
@@ -46,7 +47,6 @@ from tvr.trance.world.occlusion import (
 from tvr.trance.world.simulator import COL_SIZE, COL_X, COL_Y, array_to_objects
 from tvr.trance.world.vocab import VIEWS
 
-BALANCE_SCOPES = ("global", "shard")
 #: the scope of data made before the option existed (a config.json without `balance_scope`)
 LEGACY_BALANCE_SCOPE = "shard"
 

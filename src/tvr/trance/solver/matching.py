@@ -38,7 +38,6 @@ from tvr.trance.solver.scene import WorldObject
 from tvr.trance.world import simulator as world
 from tvr.trance.world import vocab
 
-MATCHINGS = ("rules", "gt")
 #: pairs dearer than this many steps are not considered (a reference has at most 4 steps)
 MAX_PAIR_COST = 8
 #: explanations kept at most

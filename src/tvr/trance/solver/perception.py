@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
+from tvr.trance.choices import PERCEPTIONS
 from tvr.trance.solver.scene import ParsedObject, ParsedScene, from_world
 from tvr.trance.world import vocab
-
-PERCEPTIONS = ("gt", "parser")
 
 
 class Perception(Protocol):

@@ -32,7 +32,6 @@ import numpy as np
 
 from tvr.trance.solver.matching import STEP
 
-RENDER_CHECKS = ("auto", "off")
 #: alternative explanations within this energy (nats) of the least make the parse doubtful
 WIDE = STEP
 #: candidates rendered at most per sample (least energy first)

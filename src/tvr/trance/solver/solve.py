@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tvr.trance.choices import MATCHINGS, RENDER_CHECKS
 from tvr.trance.solver.matching import INF, MARGIN, OUT, STEP, Reading, match_gt, match_rules
 from tvr.trance.solver.perception import Perception
 from tvr.trance.solver.render_check import WIDE
@@ -164,6 +165,11 @@ def solve(
     seen = None
     if hasattr(parse_final, "parse_initial"):
         seen = initial_readings(initial, parse_final.parse_initial(sid))
+    if matching not in MATCHINGS:
+        raise ValueError(f"unknown matching {matching!r}; known: {', '.join(MATCHINGS)}")
+    if render_check not in RENDER_CHECKS:
+        known = ", ".join(RENDER_CHECKS)
+        raise ValueError(f"unknown render check {render_check!r}; known: {known}")
     match = {"rules": match_rules, "gt": match_gt}[matching]
     cameras = vocab.VIEWS if setting == "view" else ("C",)
     rotations = np.array([float(o.get("rotation", 0.0)) for o in _objects(sample)])
