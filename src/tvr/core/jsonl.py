@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.gc_pause import without_gc
 from tvr.core.output_lock import lock_output
 
 
@@ -181,6 +182,7 @@ def _check_shape(value: Any, path: str | Path, line: int | None) -> None:
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list, str)))
 
 
+@without_gc
 def read_json(path: str | Path) -> Any:
     """The JSON document in file `path`, read as `parse_json` reads (a leading byte-order mark
     is skipped); an empty file is an InputError."""

@@ -33,6 +33,7 @@ import orjson
 
 from tvr.clevrer.data.questions import Choice, Question, VideoQuestions
 from tvr.clevrer.programs.facts import Event, Motion, ObjectProps, Run, SceneFacts
+from tvr.core.gc_pause import without_gc
 
 QUESTIONS_FORMAT = "tvr.clevrer.questions-cache/1"
 FACTS_FORMAT = "tvr.clevrer.facts-cache/1"
@@ -139,6 +140,7 @@ def _videos(compact: list[Any]) -> list[VideoQuestions]:
     ]  # fmt: skip
 
 
+@without_gc
 def cached_questions(path: str | Path, read: Callable[[Path], list[VideoQuestions]]
                      ) -> list[VideoQuestions]:  # fmt: skip
     """The videos of question file `path`: from its cache when that is fresh, else `read(path)`
@@ -161,6 +163,7 @@ def cached_questions(path: str | Path, read: Callable[[Path], list[VideoQuestion
 
 
 # --- dynamics ------------------------------------------------------------------------------------
+@without_gc
 def cached_facts(folder: str | Path, scenes: Sequence[int], names: Sequence[str], collisions: str,
                  read: Callable[[Path], SceneFacts]) -> dict[int, SceneFacts]:  # fmt: skip
     """SceneFacts (what the executor reads) of each scene whose file `names[i]` is in `folder`,

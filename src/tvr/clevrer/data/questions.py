@@ -24,6 +24,7 @@ from typing import Any
 
 from tvr.clevrer.data.fields import Fields, dump_json, load_json
 from tvr.core.errors import InputError, UserError
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import write_text
 
 QUESTION_TYPES: tuple[str, ...] = ("descriptive", "explanatory", "predictive", "counterfactual")
@@ -138,6 +139,7 @@ def write_questions(path: str | Path, videos: Iterable[VideoQuestions | Mapping[
     return len(entries)
 
 
+@without_gc
 def read_questions(path: str | Path) -> list[VideoQuestions]:
     """Read and check a question file; faults name the file and the field."""
     f = Fields(path)

@@ -21,6 +21,7 @@ from typing import Any
 from tvr.clevrer.data.fields import Fields, dump_json, load_json
 from tvr.clevrer.data.questions import CHOICE_ANSWERS, VideoQuestions
 from tvr.core.errors import UserError
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import skip_if_lenient, write_text
 
 #: what a choice's answer may be in a submission: the two labels and the executor's failure token
@@ -63,6 +64,7 @@ def write_submission(path: str | Path, videos: Iterable[SubmittedVideo]) -> int:
     return len(entries)
 
 
+@without_gc
 def read_submission(path: str | Path, problems: list | None = None) -> list[SubmittedVideo]:
     """Read and check an answer file. With a `problems` list (--lenient) a bad video entry is
     added to it and skipped (its questions are then missing, so scored wrong) instead of

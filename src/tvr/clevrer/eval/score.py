@@ -21,6 +21,7 @@ from tvr.clevrer.data.questions import (
 )
 from tvr.clevrer.data.submission import SubmittedQuestion, SubmittedVideo
 from tvr.core.errors import UserError
+from tvr.core.gc_pause import without_gc
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Score:
         }
 
 
+@without_gc
 def score(questions: Sequence[VideoQuestions], answers: Sequence[SubmittedVideo]) -> Score:
     """Score `answers` against the questions (with their answers) of a question file."""
     if not has_answers(questions):

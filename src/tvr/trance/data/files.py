@@ -9,6 +9,7 @@ from typing import Any
 
 from tvr.core.data_path import reference_file
 from tvr.core.errors import InputError, UserError, quote
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import iter_jsonl, write_json, write_jsonl
 from tvr.trance.data.sample import Sample
 from tvr.trance.world import simulator as world
@@ -95,6 +96,7 @@ def sample_from_record(path: Path, lineno: int, d: Any) -> Sample:
     return Sample.from_dict(d)
 
 
+@without_gc
 def read_samples(path: str | Path) -> list[Sample]:
     """All samples of a tvr samples file (JSON lines)."""
     path = Path(path)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import BOM, input_file, parse_json
 from tvr.trance.data.sample import Sample
 from tvr.trance.eval.plain import plain_steps
@@ -252,6 +253,7 @@ def parse_prediction(
     return sid, view, out
 
 
+@without_gc
 def read_predictions(
     path: str | Path,
     ref: ReferenceTable,

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tvr.core.errors import InputError, UserError
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import iter_jsonl, skip_if_lenient, write_jsonl
 
 
@@ -54,6 +55,7 @@ class Prediction:
     line: int = 0
 
 
+@without_gc
 def read_samples(path: str | Path) -> list[ReferenceSample]:
     """The samples of a samples file, in file order (InputError at the first bad line)."""
     path = Path(path)
@@ -85,6 +87,7 @@ def read_samples(path: str | Path) -> list[ReferenceSample]:
     return samples
 
 
+@without_gc
 def read_predictions(
     path: str | Path,
     sample_ids: Collection[str] | None = None,

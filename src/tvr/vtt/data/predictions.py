@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tvr.core.errors import InputError, quote
+from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import iter_jsonl, skip_if_lenient, write_jsonl
 
 #: the keys a line's descriptions are read from, in order of preference
@@ -29,6 +30,7 @@ class Prediction:
     line: int
 
 
+@without_gc
 def read_predictions(
     path: str | Path, problems: list[InputError] | None = None
 ) -> dict[str, Prediction]:
