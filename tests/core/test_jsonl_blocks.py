@@ -91,3 +91,7 @@ def test_a_string_over_the_limit_in_a_plain_block(tmp_path):
     path.write_bytes(b'{"a": 1}\n{"s": "' + b"x" * (jsonl.MAX_STRING + 1) + b'"}\n')
     with pytest.raises(InputError, match=r"f\.jsonl, line 2: a value of 100,001 characters"):
         list(iter_jsonl(path))
+    errors: list[InputError] = []
+    path.write_bytes(path.read_bytes() + b"null\n")
+    assert list(iter_jsonl(path, errors)) == [(1, {"a": 1}), (3, None)]
+    assert [e.line for e in errors] == [2]

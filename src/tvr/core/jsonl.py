@@ -286,21 +286,12 @@ def _parse_plain(
         except decode_error:  # a blank line, or the error: parse_json names it
             if not line.strip():
                 continue
-            try:
-                value = parse_json(line, path, lineno)
-            except InputError as err:
-                if errors is None:
-                    raise
-                errors.append(err)
-                continue
-        if len(line) > MAX_STRING and not _within_limits(line):
-            try:
-                _check_shape(value, path, lineno)
-            except InputError as err:
-                if errors is None:
-                    raise
-                errors.append(err)
-                continue
+            value = _checked(parse_json, errors, line, path, lineno)
+        if value is _SKIP:
+            continue
+        long = len(line) > MAX_STRING and not _within_limits(line)
+        if long and _checked(_check_shape, errors, value, path, lineno) is _SKIP:
+            continue
         yield lineno, value
 
 
@@ -312,14 +303,26 @@ def _parse_each(
         lineno += 1
         if (not line or line[0] in _BLANK) and not line.strip():  # strip copies the line
             continue
-        try:  # not skip_if_lenient: a context manager per line costs a tenth of the parse
-            value = parse_json(line, path, lineno)
-        except InputError as err:
-            if errors is None:
-                raise
-            errors.append(err)
-            continue
-        yield lineno, value
+        value = _checked(parse_json, errors, line, path, lineno)
+        if value is not _SKIP:
+            yield lineno, value
+
+
+#: what `_checked` gives for a line a lenient reader skips
+_SKIP: Any = object()
+
+
+def _checked(check: Any, errors: list[InputError] | None, *args: Any) -> Any:
+    """check(*args), its InputError raised (strict: `errors` None) or added to `errors` and
+    `_SKIP` returned. Not skip_if_lenient: a context manager per line costs a tenth of the
+    parse."""
+    try:
+        return check(*args)
+    except InputError as err:
+        if errors is None:
+            raise
+        errors.append(err)
+        return _SKIP
 
 
 def write_text(path: Path, text: str) -> None:
