@@ -438,11 +438,8 @@ def _submit(pool: ProcessPoolExecutor, job: Any) -> Any:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
         signal.signal(signal.SIGINT, handler)
-        if noted:
-            if callable(handler):
-                handler(signal.SIGINT, None)
-            elif handler == signal.SIG_DFL:
-                raise KeyboardInterrupt
+        if noted:  # delivered again, now to the handler that was there (KeyboardInterrupt)
+            signal.raise_signal(signal.SIGINT)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

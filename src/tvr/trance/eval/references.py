@@ -51,7 +51,6 @@ import numpy as np
 import orjson
 
 from tvr.core.errors import InputError, UserError
-from tvr.core.gc_pause import without_gc
 from tvr.core.jsonl import input_file, iter_jsonl
 from tvr.core.manifest import sha256_file
 from tvr.trance.data.files import sample_from_record
@@ -291,7 +290,6 @@ def _check_unique(path: Path, ids: list[str]) -> None:
         seen[sid] = i
 
 
-@without_gc
 def parse_samples(path: str | Path) -> tuple[SampleArrays, str]:
     """The arrays of a samples.jsonl and the sha256 of the bytes they were read from; bad lines
     raise the same located errors as `read_samples`."""

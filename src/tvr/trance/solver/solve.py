@@ -156,6 +156,11 @@ def solve(
     render_check: "auto" checks the candidate explanations against the final image where the
     parse is doubtful (`tvr.trance.solver.render_check`; needs a perception with
     `final_image`), "off" never renders."""
+    if matching not in MATCHINGS:
+        raise ValueError(f"unknown matching {matching!r}; known: {', '.join(MATCHINGS)}")
+    if render_check not in RENDER_CHECKS:
+        known = ", ".join(RENDER_CHECKS)
+        raise ValueError(f"unknown render check {render_check!r}; known: {known}")
     sid = str(_field(sample, "id"))
     initial = parse_initial(sample)
     image_view = view or _field(sample, "view") or "C"
@@ -165,11 +170,6 @@ def solve(
     seen = None
     if hasattr(parse_final, "parse_initial"):
         seen = initial_readings(initial, parse_final.parse_initial(sid))
-    if matching not in MATCHINGS:
-        raise ValueError(f"unknown matching {matching!r}; known: {', '.join(MATCHINGS)}")
-    if render_check not in RENDER_CHECKS:
-        known = ", ".join(RENDER_CHECKS)
-        raise ValueError(f"unknown render check {render_check!r}; known: {known}")
     match = {"rules": match_rules, "gt": match_gt}[matching]
     cameras = vocab.VIEWS if setting == "view" else ("C",)
     rotations = np.array([float(o.get("rotation", 0.0)) for o in _objects(sample)])
